@@ -1,0 +1,520 @@
+import { z } from "zod";
+import type { Message } from "../core/message.js";
+
+/**
+ * The hook catalog: every hook Gatehouse fires, declared once. Types (`api.on`), result
+ * validation, merge rules, failure policy, timeouts, permissions, the generated reference
+ * (docs/hooks.md) and the conformance matrix all derive from this table. No call site
+ * decides a merge rule or a failure policy.
+ */
+
+export type HookKind = "observe" | "modify" | "claim" | "gate" | "sync";
+export type FailurePolicy = "open" | "closed";
+
+/**
+ * How one result field of a modify or sync hook combines across handlers:
+ * - chain: each handler sees the value as rewritten by the handlers before it; the last rewrite wins.
+ * - first: the highest-priority defined value wins.
+ * - concat: strings joined with a blank line, in handler order.
+ * - intersect: lists intersected.
+ * - latch: once true stays true, and the remaining handlers are not called.
+ * - collect: every defined value, in handler order, as a list.
+ * - rank: the strongest value by the declared order wins (first listed is strongest).
+ */
+export type FieldRule =
+  | { readonly rule: "chain" | "first" | "concat" | "intersect" | "latch" | "collect" }
+  | { readonly rule: "rank"; readonly order: readonly string[] };
+
+/** Who may register the hook when the plugin is not bundled (DESIGN §4 ★). */
+export interface HookAccess {
+  readonly conversation: boolean;
+  readonly promptInjection: boolean;
+}
+
+export interface HookSpec {
+  readonly kind: HookKind;
+  readonly failure: FailurePolicy;
+  /** Per-handler default; operators and plugins can override (see timeouts in the engine). */
+  readonly timeoutMs: number;
+  readonly access: HookAccess;
+  /** When it fires, in one sentence, for the reference. */
+  readonly fires: string;
+  readonly event: z.ZodObject;
+  /** Modify, claim and sync hooks: a strict schema of what a handler may return. */
+  readonly result?: z.ZodObject;
+  readonly rules?: Readonly<Record<string, FieldRule>>;
+  /** Observe hooks whose handlers are not awaited by the run (bounded background queue). */
+  readonly detached?: boolean;
+  /** Event field a registration's `matcher` is tested against. */
+  readonly matcher?: "toolName";
+  /** Fail-closed modify hooks: the latch a handler failure sets (it becomes a block). */
+  readonly blockField?: string;
+  /**
+   * Cross-field checks and canonical forms after schema validation. Returns the result to
+   * merge, or a string saying why it is invalid (the failure policy then applies).
+   */
+  readonly normalize?: (
+    result: Record<string, unknown>,
+    event: Record<string, unknown>,
+  ) => Record<string, unknown> | string;
+  readonly deprecated?: string;
+}
+
+const OBSERVE_MS = 15_000;
+const GATE_MS = 15_000;
+const LONG_MS = 30_000;
+
+const NONE: HookAccess = { conversation: false, promptInjection: false };
+const CONVERSATION: HookAccess = { conversation: true, promptInjection: false };
+const PROMPT_INJECTION: HookAccess = { conversation: true, promptInjection: true };
+
+const chain = { rule: "chain" } as const;
+const first = { rule: "first" } as const;
+const concat = { rule: "concat" } as const;
+const intersect = { rule: "intersect" } as const;
+const latch = { rule: "latch" } as const;
+const collect = { rule: "collect" } as const;
+
+const messages = () => z.custom<readonly Message[]>().meta({ type: "Message[]" });
+const message = () => z.custom<Message>().meta({ type: "Message" });
+const anyValue = () => z.custom<unknown>().meta({ type: "unknown" });
+const text = z.string();
+
+const injectionEntry = z.object({ id: z.string(), text: z.string(), placement: z.enum(["prepend", "append"]) });
+const usage = z
+  .object({
+    inputTokens: z.number().optional(),
+    outputTokens: z.number().optional(),
+    totalTokens: z.number().optional(),
+  })
+  .meta({ type: "Usage" });
+const approvalRequest = z
+  .object({
+    title: z.string().min(1),
+    description: z.string().optional(),
+    timeoutMs: z.number().int().positive().optional(),
+  })
+  .strict();
+
+const modelResolveResult = {
+  modelOverride: z.string().min(1).optional().describe("model id or full `provider:model` spec"),
+  providerOverride: z.string().min(1).optional().describe("provider name"),
+};
+const promptBuildResult = {
+  systemPrompt: z.string().optional().describe("replaces the system prompt"),
+  prependContext: z.string().optional().describe("model-only text before the user's prompt"),
+  appendContext: z.string().optional().describe("model-only text after the user's prompt"),
+  prependSystemContext: z.string().optional().describe("text before the system prompt"),
+  appendSystemContext: z.string().optional().describe("text after the system prompt"),
+  toolsAllow: z.array(z.string()).optional().describe("tool names this run may use"),
+};
+const modelResolveRules = { modelOverride: first, providerOverride: first } as const;
+const promptBuildRules = {
+  systemPrompt: first,
+  prependContext: concat,
+  appendContext: concat,
+  prependSystemContext: concat,
+  appendSystemContext: concat,
+  toolsAllow: intersect,
+} as const;
+
+function defineHook<const S extends HookSpec>(spec: S): S {
+  return spec;
+}
+
+/** `allContent` and `content` stay consistent: `content === allContent.at(-1)`; `""` blocks. */
+function normalizeResponseEmit(
+  result: Record<string, unknown>,
+  event: Record<string, unknown>,
+): Record<string, unknown> | string {
+  const before = event.allContent as readonly string[];
+  let content = result.content as string | undefined;
+  let all = result.allContent as string[] | undefined;
+  if (all !== undefined && all.length !== before.length)
+    return `allContent has ${all.length} entries; this run has ${before.length} assistant texts`;
+  if (content !== undefined && all !== undefined && content !== all.at(-1))
+    return "content and allContent disagree on the final text";
+  if (all !== undefined && content === undefined) content = all.at(-1);
+  if (content !== undefined && all === undefined) all = before.length ? [...before.slice(0, -1), content] : [content];
+  if (content === "" || all?.some((t) => t === "")) return { ...result, block: true };
+  return { ...result, ...(content === undefined ? {} : { content, allContent: all }) };
+}
+
+export const HOOKS = {
+  session_start: defineHook({
+    kind: "observe",
+    failure: "open",
+    timeoutMs: OBSERVE_MS,
+    access: NONE,
+    fires: "when a run opens a session that did not exist, or after /reset",
+    event: z.object({ sessionId: text, source: z.enum(["startup", "resume", "clear", "compact"]).optional() }),
+  }),
+  session_end: defineHook({
+    kind: "observe",
+    failure: "open",
+    timeoutMs: OBSERVE_MS,
+    access: NONE,
+    fires: "when a session is ended by /reset or deleted",
+    event: z.object({ sessionId: text, reason: z.string().optional() }),
+  }),
+  before_reset: defineHook({
+    kind: "observe",
+    failure: "open",
+    timeoutMs: OBSERVE_MS,
+    access: NONE,
+    fires: "on /reset, before the session is replaced",
+    event: z.object({ sessionId: text, reason: z.string().optional() }),
+  }),
+  message_received: defineHook({
+    kind: "observe",
+    failure: "open",
+    timeoutMs: OBSERVE_MS,
+    access: NONE,
+    fires: "when a user message arrives, before slash commands",
+    event: z.object({ content: text, from: z.string().optional(), channel: z.string().optional() }),
+  }),
+  inbound_claim: defineHook({
+    kind: "claim",
+    failure: "open",
+    timeoutMs: GATE_MS,
+    access: NONE,
+    fires: "when an inbound message arrives on a channel, before it becomes a run",
+    event: z.object({ content: text, channel: z.string().optional() }),
+    result: z.object({ handled: z.boolean(), reply: z.string().optional() }).strict(),
+  }),
+  before_agent_reply: defineHook({
+    kind: "claim",
+    failure: "open",
+    timeoutMs: GATE_MS,
+    access: CONVERSATION,
+    fires: "after slash commands, before anything model-related; a claim answers the turn without the model",
+    event: z.object({ cleanedBody: text }),
+    result: z
+      .object({
+        handled: z.boolean(),
+        reply: z.object({ text: z.string() }).strict().optional(),
+        reason: z.string().optional(),
+      })
+      .strict(),
+  }),
+  before_model_resolve: defineHook({
+    kind: "modify",
+    failure: "open",
+    timeoutMs: GATE_MS,
+    access: CONVERSATION,
+    fires: "before the model is chosen for the run",
+    event: z.object({ prompt: text }),
+    result: z.object(modelResolveResult).strict(),
+    rules: modelResolveRules,
+  }),
+  agent_turn_prepare: defineHook({
+    kind: "modify",
+    failure: "open",
+    timeoutMs: GATE_MS,
+    access: PROMPT_INJECTION,
+    fires: "while the turn is prepared; sees queued injections without consuming them",
+    event: z.object({ prompt: text, messages: messages(), queuedInjections: z.array(injectionEntry) }),
+    result: z
+      .object({ prependContext: promptBuildResult.prependContext, appendContext: promptBuildResult.appendContext })
+      .strict(),
+    rules: { prependContext: concat, appendContext: concat },
+  }),
+  before_prompt_build: defineHook({
+    kind: "modify",
+    failure: "open",
+    timeoutMs: GATE_MS,
+    access: PROMPT_INJECTION,
+    fires: "when the model prompt is assembled",
+    event: z.object({ prompt: text, messages: messages() }),
+    result: z.object(promptBuildResult).strict(),
+    rules: promptBuildRules,
+  }),
+  before_agent_start: defineHook({
+    kind: "modify",
+    failure: "open",
+    timeoutMs: GATE_MS,
+    access: PROMPT_INJECTION,
+    fires: "with before_prompt_build, for plugins written against the older combined hook",
+    deprecated: "use before_model_resolve and before_prompt_build",
+    event: z.object({ prompt: text, messages: messages() }),
+    result: z.object({ ...modelResolveResult, ...promptBuildResult }).strict(),
+    rules: { ...modelResolveRules, ...promptBuildRules },
+  }),
+  before_agent_run: defineHook({
+    kind: "gate",
+    failure: "closed",
+    timeoutMs: GATE_MS,
+    access: CONVERSATION,
+    fires: "once the final model prompt is known, before the first model call; a block cancels the turn",
+    event: z.object({
+      prompt: text.describe("the user's input"),
+      modelPrompt: text.describe("what the model will receive, injected context included"),
+      messages: messages(),
+      systemPrompt: text,
+    }),
+  }),
+  llm_input: defineHook({
+    kind: "observe",
+    failure: "open",
+    timeoutMs: OBSERVE_MS,
+    access: CONVERSATION,
+    detached: true,
+    fires: "before each model call, with what the model receives",
+    event: z.object({ provider: text, model: text, messages: messages(), systemPrompt: z.string().optional() }),
+  }),
+  llm_output: defineHook({
+    kind: "observe",
+    failure: "open",
+    timeoutMs: OBSERVE_MS,
+    access: CONVERSATION,
+    detached: true,
+    fires: "after each model call, with what the model answered",
+    event: z.object({ provider: text, model: text, assistantTexts: z.array(z.string()), usage: usage.optional() }),
+  }),
+  model_call_started: defineHook({
+    kind: "observe",
+    failure: "open",
+    timeoutMs: OBSERVE_MS,
+    access: NONE,
+    detached: true,
+    fires: "when a model call starts (no content)",
+    event: z.object({ provider: text, model: text, step: z.number() }),
+  }),
+  model_call_ended: defineHook({
+    kind: "observe",
+    failure: "open",
+    timeoutMs: OBSERVE_MS,
+    access: NONE,
+    detached: true,
+    fires: "when a model call ends, successfully or not (no content)",
+    event: z.object({
+      provider: text,
+      model: text,
+      step: z.number(),
+      durationMs: z.number(),
+      usage: usage.optional(),
+      error: z.string().optional(),
+    }),
+  }),
+  before_tool_call: defineHook({
+    kind: "modify",
+    failure: "closed",
+    timeoutMs: GATE_MS,
+    access: NONE,
+    matcher: "toolName",
+    blockField: "block",
+    fires: "before each tool call executes",
+    event: z.object({ toolName: text, params: anyValue(), toolCallId: text }),
+    result: z
+      .object({
+        params: anyValue().optional().describe("replacement tool input"),
+        block: z.boolean().optional(),
+        blockReason: z.string().optional().describe("user-safe; the model sees it as the tool's error"),
+        requireApproval: approvalRequest.optional(),
+      })
+      .strict(),
+    rules: { params: chain, block: latch, blockReason: first, requireApproval: first },
+  }),
+  after_tool_call: defineHook({
+    kind: "modify",
+    failure: "closed",
+    timeoutMs: GATE_MS,
+    access: NONE,
+    matcher: "toolName",
+    blockField: "block",
+    fires: "after each tool call, before its result reaches the model, the store or any later event",
+    event: z.object({
+      toolName: text,
+      params: anyValue(),
+      toolCallId: text,
+      result: anyValue().optional(),
+      error: z.string().optional(),
+      durationMs: z.number(),
+    }),
+    result: z
+      .object({
+        result: anyValue().optional().describe("replacement tool output"),
+        block: z.boolean().optional().describe("withhold the output: a notice replaces it everywhere"),
+        blockReason: z.string().optional(),
+        additionalContext: z.string().optional(),
+      })
+      .strict(),
+    rules: { result: chain, block: latch, blockReason: first, additionalContext: concat },
+  }),
+  tool_result_persist: defineHook({
+    kind: "sync",
+    failure: "open",
+    timeoutMs: 0,
+    access: NONE,
+    fires: "synchronously, before a tool result message is written",
+    event: z.object({ message: message() }),
+    result: z.object({ message: message().optional() }).strict(),
+    rules: { message: chain },
+  }),
+  before_message_write: defineHook({
+    kind: "sync",
+    failure: "open",
+    timeoutMs: 0,
+    access: NONE,
+    fires: "synchronously, before any message is written to the store",
+    event: z.object({ message: message() }),
+    result: z.object({ message: message().optional(), block: z.boolean().optional() }).strict(),
+    rules: { message: chain, block: latch },
+  }),
+  before_compaction: defineHook({
+    kind: "modify",
+    failure: "open",
+    timeoutMs: LONG_MS,
+    access: NONE,
+    fires: "before history is compacted (automatically or by /compact)",
+    event: z.object({ messageCount: z.number(), tokenCount: z.number(), trigger: z.enum(["auto", "manual"]) }),
+    result: z.object({ block: z.boolean().optional(), instructions: z.string().optional() }).strict(),
+    rules: { block: latch, instructions: concat },
+  }),
+  after_compaction: defineHook({
+    kind: "observe",
+    failure: "open",
+    timeoutMs: LONG_MS,
+    access: NONE,
+    fires: "after history was compacted",
+    event: z.object({ compactedCount: z.number(), summary: text }),
+  }),
+  subagent_start: defineHook({
+    kind: "modify",
+    failure: "open",
+    timeoutMs: GATE_MS,
+    access: NONE,
+    fires: "in the parent run, before a sub-agent's child run starts",
+    event: z.object({ agentType: text, prompt: text }),
+    result: z.object({ additionalContext: z.string().optional() }).strict(),
+    rules: { additionalContext: concat },
+  }),
+  subagent_end: defineHook({
+    kind: "observe",
+    failure: "open",
+    timeoutMs: OBSERVE_MS,
+    access: NONE,
+    fires: "in the parent run, after a sub-agent's child run ended",
+    event: z.object({ agentType: text, outcome: text }),
+  }),
+  before_agent_finalize: defineHook({
+    kind: "modify",
+    failure: "open",
+    timeoutMs: GATE_MS,
+    access: CONVERSATION,
+    fires: "when the model gives a final answer (no tool calls); may ask for one more pass",
+    event: z.object({
+      lastAssistantMessage: text,
+      messages: messages(),
+      stopHookActive: z.boolean(),
+      attempt: z.number(),
+    }),
+    result: z
+      .object({
+        action: z.enum(["continue", "revise", "finalize"]).optional(),
+        reason: z.string().optional(),
+        retry: z
+          .object({
+            instruction: z.string().min(1),
+            maxAttempts: z.number().int().positive().optional(),
+            idempotencyKey: z.string().optional(),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict(),
+    rules: { action: { rule: "rank", order: ["finalize", "revise", "continue"] }, reason: concat, retry: collect },
+  }),
+  before_response_emit: defineHook({
+    kind: "modify",
+    failure: "closed",
+    timeoutMs: GATE_MS,
+    access: NONE,
+    blockField: "block",
+    fires: "after the final answer, before it is stored as final and delivered; sees every assistant text of the run",
+    event: z.object({
+      content: text.describe("the final assistant text"),
+      allContent: z.array(z.string()).describe("every assistant text of this run, oldest first"),
+    }),
+    result: z
+      .object({
+        content: z.string().optional(),
+        allContent: z.array(z.string()).optional(),
+        block: z.boolean().optional(),
+        blockReason: z.string().optional().describe("user-facing notice"),
+      })
+      .strict(),
+    rules: { content: chain, allContent: chain, block: latch, blockReason: first },
+    normalize: normalizeResponseEmit,
+  }),
+  message_sending: defineHook({
+    kind: "modify",
+    failure: "closed",
+    timeoutMs: GATE_MS,
+    access: NONE,
+    blockField: "cancel",
+    fires: "just before the reply is delivered",
+    event: z.object({ to: text, content: text }),
+    result: z
+      .object({ content: z.string().optional(), cancel: z.boolean().optional(), cancelReason: z.string().optional() })
+      .strict(),
+    rules: { content: chain, cancel: latch, cancelReason: first },
+  }),
+  message_sent: defineHook({
+    kind: "observe",
+    failure: "open",
+    timeoutMs: OBSERVE_MS,
+    access: NONE,
+    fires: "after delivery was attempted",
+    event: z.object({ to: text, content: text, success: z.boolean() }),
+  }),
+  notification: defineHook({
+    kind: "observe",
+    failure: "open",
+    timeoutMs: OBSERVE_MS,
+    access: NONE,
+    fires: "when Gatehouse needs the user's attention (an approval request, for example)",
+    event: z.object({ kind: text, message: text }),
+  }),
+  agent_end: defineHook({
+    kind: "observe",
+    failure: "open",
+    timeoutMs: LONG_MS,
+    access: CONVERSATION,
+    fires: "once for every run that passed admission, whatever its outcome, after any scrub",
+    event: z.object({
+      runId: text,
+      outcome: z.enum(["completed", "blocked", "claimed", "failed", "cancelled"]),
+      success: z.boolean(),
+      error: z.string().optional(),
+      durationMs: z.number(),
+      messages: messages().describe("the run's messages as stored, after any scrub"),
+    }),
+  }),
+} as const satisfies Record<string, HookSpec>;
+
+export type HookCatalog = typeof HOOKS;
+export type HookName = keyof HookCatalog;
+export const HOOK_NAMES = Object.keys(HOOKS) as HookName[];
+
+export function isHookName(name: string): name is HookName {
+  return Object.hasOwn(HOOKS, name);
+}
+
+export function hookSpec(name: HookName): HookSpec {
+  return HOOKS[name];
+}
+
+/** The strict result shape of every gate: pass, or block with an internal reason. */
+export const GateResultSchema = z.discriminatedUnion("outcome", [
+  z.object({ outcome: z.literal("pass") }).strict(),
+  z
+    .object({
+      outcome: z.literal("block"),
+      reason: z.string().min(1).describe("internal: never shown, logged or stored"),
+      message: z.string().min(1).optional().describe("what the user is shown"),
+      category: z.string().min(1).optional(),
+    })
+    .strict(),
+]);
+export type GateResult = z.infer<typeof GateResultSchema>;

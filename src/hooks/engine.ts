@@ -1,0 +1,164 @@
+import { HOOKS, type HookName, type HookSpec } from "./catalog.js";
+import { deepFreeze } from "./freeze.js";
+import { dispatchClaim } from "./kinds/claim.js";
+import { dispatchGate } from "./kinds/gate.js";
+import { dispatchModify } from "./kinds/modify.js";
+import { DetachedQueue, dispatchObserve } from "./kinds/observe.js";
+import { type Dispatch, FailureLog, type HookLogger } from "./kinds/shared.js";
+import { dispatchSync } from "./kinds/sync.js";
+import {
+  type Diagnostic,
+  type OperatorOptions,
+  type RegisterOptions,
+  type Registration,
+  type RegistrationRequest,
+  Registry,
+  type TimeoutOverrides,
+} from "./registry.js";
+import { currentRunContext, NO_RUN } from "./run-context.js";
+import type { DispatchResult, HookEvent, HookHandler } from "./types.js";
+
+export interface HookEngineOptions {
+  /** Where handler failures are reported (pino works as is). Defaults to stderr. */
+  readonly logger?: HookLogger;
+  /** Operator-wide timeouts (`hooks.timeoutMs`, `hooks.timeouts[hook]`). */
+  readonly timeouts?: TimeoutOverrides;
+  readonly detached?: { readonly concurrency?: number; readonly capacity?: number };
+}
+
+/** A registration as `gatehouse plugins inspect` shows it. */
+export interface RegistrationInfo {
+  readonly hook: HookName;
+  readonly pluginId: string;
+  readonly id?: string;
+  readonly priority: number;
+  readonly timeoutMs: number;
+  readonly failure: "open" | "closed";
+  readonly matcher: boolean;
+}
+
+const stderrLogger: HookLogger = {
+  warn: (m) => process.stderr.write(`gatehouse: ${m}\n`),
+  error: (m) => process.stderr.write(`gatehouse: ${m}\n`),
+};
+
+const CHAINED = new Set(
+  (Object.keys(HOOKS) as HookName[]).filter((h) =>
+    Object.values((HOOKS[h] as HookSpec).rules ?? {}).some((r) => r.rule === "chain"),
+  ),
+);
+
+// What a hook with no handler returns: built once, so an unused hook costs a map lookup.
+const NOTHING_DONE = Object.freeze({ result: Object.freeze({}) });
+const NO_HANDLER: Record<HookSpec["kind"], unknown> = {
+  observe: Promise.resolve(),
+  modify: Promise.resolve(NOTHING_DONE),
+  claim: Promise.resolve(Object.freeze({ handled: false })),
+  gate: Promise.resolve(Object.freeze({ outcome: "pass" })),
+  sync: NOTHING_DONE,
+};
+
+/**
+ * The hook engine: registrations in, verdicts out. It knows the catalog, ordering, the five
+ * kinds, merge rules, timeouts and the run context — nothing about agents.
+ */
+export class HookEngine {
+  private readonly registry: Registry;
+  private readonly failures: FailureLog;
+  private readonly detached: DetachedQueue;
+
+  constructor(options: HookEngineOptions = {}) {
+    this.registry = new Registry(options.timeouts);
+    this.failures = new FailureLog(options.logger ?? stderrLogger);
+    this.detached = new DetachedQueue(options.detached?.concurrency, options.detached?.capacity);
+  }
+
+  /** Adds one handler for a plugin; the same `(pluginId, options.id)` again replaces it. */
+  on<K extends HookName>(pluginId: string, hook: K, handler: HookHandler<K>, options?: RegisterOptions): Diagnostic[] {
+    return this.registry.add(pluginId, { hook, handler: handler as RegistrationRequest["handler"], options });
+  }
+
+  /** Swaps all of a plugin's registrations at once (load and reload). */
+  replacePlugin(
+    pluginId: string,
+    registrations: readonly RegistrationRequest[],
+    operator?: OperatorOptions,
+  ): Diagnostic[] {
+    return this.registry.replacePlugin(pluginId, registrations, operator);
+  }
+
+  removePlugin(pluginId: string): void {
+    this.registry.removePlugin(pluginId);
+  }
+
+  /** Lets call sites skip building an event nobody listens to. */
+  hasHooks(hook: HookName): boolean {
+    return this.registry.lists.has(hook);
+  }
+
+  registrations(hook?: HookName): RegistrationInfo[] {
+    const lists = hook ? [this.registry.lists.get(hook) ?? []] : [...this.registry.lists.values()];
+    return lists.flat().map(info);
+  }
+
+  /**
+   * Fires a hook inside the current run context. What it returns depends on the hook's kind:
+   * modify → merged result (+ who latched a decision); gate → pass or block; claim → the
+   * winning claim; observe → a promise (awaited hooks) or nothing (detached hooks); sync → the
+   * merged result, synchronously.
+   */
+  emit<K extends HookName>(hook: K, event: HookEvent<K>): DispatchResult<K> {
+    const registrations = this.registry.lists.get(hook);
+    const spec: HookSpec = HOOKS[hook];
+    if (registrations === undefined)
+      return (spec.kind === "observe" && spec.detached ? undefined : NO_HANDLER[spec.kind]) as DispatchResult<K>;
+    return this.dispatch(hook, spec, registrations, event as Record<string, unknown>) as DispatchResult<K>;
+  }
+
+  /** Waits for detached observers still queued or running (used on close and in tests). */
+  drain(): Promise<void> {
+    return this.detached.drain();
+  }
+
+  private dispatch(
+    hook: HookName,
+    spec: HookSpec,
+    registrations: readonly Registration[],
+    event: Record<string, unknown>,
+  ): unknown {
+    const frozen = deepFreeze(event);
+    const d: Dispatch = {
+      hook,
+      spec,
+      registrations,
+      event: CHAINED.has(hook) ? Object.freeze({ ...frozen, original: frozen }) : frozen,
+      run: currentRunContext() ?? NO_RUN,
+      failures: this.failures,
+    };
+    switch (spec.kind) {
+      case "observe":
+        if (spec.detached) return this.detached.push(d);
+        return dispatchObserve(d);
+      case "modify":
+        return dispatchModify(d);
+      case "claim":
+        return dispatchClaim(d);
+      case "gate":
+        return dispatchGate(d);
+      case "sync":
+        return dispatchSync(d);
+    }
+  }
+}
+
+function info(r: Registration): RegistrationInfo {
+  return {
+    hook: r.hook,
+    pluginId: r.pluginId,
+    ...(r.id === undefined ? {} : { id: r.id }),
+    priority: r.priority,
+    timeoutMs: r.timeoutMs,
+    failure: r.failure,
+    matcher: r.matches !== undefined,
+  };
+}

@@ -1,0 +1,71 @@
+import type { HookName, HookSpec } from "../catalog.js";
+import type { Registration } from "../registry.js";
+import type { RunContext } from "../run-context.js";
+import { describeError, sanitizeLogLine } from "../sanitize.js";
+import type { Attribution } from "../types.js";
+
+export interface HookLogger {
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** Everything one dispatch needs; built only when the hook has handlers. */
+export interface Dispatch {
+  readonly hook: HookName;
+  readonly spec: HookSpec;
+  readonly registrations: readonly Registration[];
+  readonly event: Readonly<Record<string, unknown>>;
+  readonly run: RunContext;
+  readonly failures: FailureLog;
+}
+
+export type FailureCause = "threw" | "timeout" | "invalid";
+
+/** Logs handler failures as one sanitized line that never carries event content or reasons. */
+export class FailureLog {
+  constructor(private readonly logger: HookLogger) {}
+
+  report(registration: Registration, cause: FailureCause, detail: string, blocked: boolean): void {
+    const who = registration.id === undefined ? registration.pluginId : `${registration.pluginId}#${registration.id}`;
+    const effect = blocked ? "blocked (fail closed)" : "ignored (fail open)";
+    const line = `hook ${registration.hook}: handler ${who} ${cause === "threw" ? "threw" : cause === "timeout" ? `timed out after ${registration.timeoutMs} ms` : "returned an invalid result"}${detail ? ` (${detail})` : ""}; ${effect}`;
+    (blocked ? this.logger.error : this.logger.warn).call(this.logger, sanitizeLogLine(line));
+  }
+
+  warn(message: string): void {
+    this.logger.warn(sanitizeLogLine(message));
+  }
+}
+
+export function attribution(registration: Registration, cause: Attribution["cause"]): Attribution {
+  return registration.id === undefined
+    ? { hook: registration.hook, pluginId: registration.pluginId, cause }
+    : { hook: registration.hook, pluginId: registration.pluginId, registrationId: registration.id, cause };
+}
+
+export function errorDetail(error: unknown): string {
+  return describeError(error);
+}
+
+/** zod issues as codes and schema paths only: never the values or unknown key names. */
+export function issueDetail(issues: readonly { code: string; path: readonly PropertyKey[] }[]): string {
+  return issues
+    .slice(0, 5)
+    .map((i) => `${i.code} at ${i.path.length ? i.path.map(String).join(".") : "(root)"}`)
+    .join(", ");
+}
+
+export type Validated =
+  | { readonly ok: true; readonly value: Record<string, unknown> }
+  | { readonly ok: false; readonly detail: string };
+
+/** Schema check, then the hook's own cross-field rules. `null` and non-objects are invalid. */
+export function validateResult(spec: HookSpec, value: unknown, event: Readonly<Record<string, unknown>>): Validated {
+  if (spec.result === undefined) return { ok: false, detail: "this hook takes no result" };
+  const parsed = spec.result.safeParse(value);
+  if (!parsed.success) return { ok: false, detail: issueDetail(parsed.error.issues) };
+  const data = parsed.data as Record<string, unknown>;
+  if (spec.normalize === undefined) return { ok: true, value: data };
+  const normalized = spec.normalize(data, event as Record<string, unknown>);
+  return typeof normalized === "string" ? { ok: false, detail: normalized } : { ok: true, value: normalized };
+}

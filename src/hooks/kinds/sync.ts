@@ -1,0 +1,39 @@
+import { HandlerContext } from "../invoke.js";
+import { Merger } from "../merge.js";
+import type { Attribution } from "../types.js";
+import type { ModifyDispatchOutcome } from "./modify.js";
+import { attribution, type Dispatch, errorDetail, validateResult } from "./shared.js";
+
+/**
+ * The persistence path runs synchronously, so handlers must answer synchronously: a returned
+ * Promise is reported and its result ignored. Each handler sees the previous one's rewrite.
+ */
+export function dispatchSync(d: Dispatch): ModifyDispatchOutcome {
+  const { spec, failures } = d;
+  const merger = new Merger(spec.rules ?? {});
+  let current = d.event;
+  for (const registration of d.registrations) {
+    let value: unknown;
+    try {
+      value = registration.handler(current, new HandlerContext(d.run, registration.hook, registration.pluginId));
+    } catch (error) {
+      failures.report(registration, "threw", errorDetail(error), false);
+      continue;
+    }
+    if (value === undefined) continue;
+    if (value instanceof Promise) {
+      value.catch(() => {});
+      failures.report(registration, "invalid", "returned a Promise; sync hooks must answer synchronously", false);
+      continue;
+    }
+    const validated = validateResult(spec, value, current);
+    if (!validated.ok) {
+      failures.report(registration, "invalid", validated.detail, false);
+      continue;
+    }
+    const step = merger.apply(validated.value);
+    if (step.chained) current = Object.freeze({ ...current, ...step.chained });
+    if (step.latched) return { result: merger.merged, decidedBy: attribution(registration, "decision") as Attribution };
+  }
+  return { result: merger.merged };
+}

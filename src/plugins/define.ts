@@ -1,0 +1,37 @@
+import type { HookName } from "../hooks/catalog.js";
+import type { RegisterOptions } from "../hooks/registry.js";
+import type { HookHandler } from "../hooks/types.js";
+
+/** A logger for plugin code: one line per call, control characters removed, prefixed with the plugin id. */
+export interface PluginLogger {
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export interface PluginApi<Config = unknown> {
+  /** The plugin's id as loaded (the configuration may rename it). */
+  readonly id: string;
+  /** The plugin's own block from gatehouse.json (`plugins[].config`), or undefined. */
+  readonly config: Config;
+  readonly logger: PluginLogger;
+  /** Registers a handler. Typed from the catalog: the event, ctx and return type are checked. */
+  on<K extends HookName>(hook: K, handler: HookHandler<K>, options?: RegisterOptions): void;
+}
+
+export interface PluginDefinition<Config = unknown> {
+  readonly id: string;
+  readonly name?: string;
+  readonly version?: string;
+  /** Registers the plugin's handlers. May be async; nothing takes effect until it finishes. */
+  setup(api: PluginApi<Config>): void | Promise<void>;
+}
+
+/**
+ * Types a plugin. It returns its argument unchanged: a plain object of the same shape works
+ * too, so a plugin file need not import Gatehouse.
+ */
+export function definePlugin<Config = unknown>(plugin: PluginDefinition<Config>): PluginDefinition<Config> {
+  return plugin;
+}

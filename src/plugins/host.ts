@@ -1,0 +1,225 @@
+import { isAbsolute, resolve } from "node:path";
+import { createJiti } from "jiti";
+import type { HookEngine } from "../hooks/engine.js";
+import type { Diagnostic, RegistrationRequest } from "../hooks/registry.js";
+import { describeError, sanitizeLogLine } from "../hooks/sanitize.js";
+import { type PluginEntry, type PluginHookOptions, PluginModuleSchema } from "./config.js";
+import type { PluginApi, PluginDefinition, PluginLogger } from "./define.js";
+import { applyPermissions } from "./permissions.js";
+
+export interface HostLogger {
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export interface PluginInfo {
+  readonly id: string;
+  readonly name?: string;
+  readonly version?: string;
+  /** `code` for plugins passed in code, else the file or package it was loaded from. */
+  readonly source: string;
+  readonly trusted: boolean;
+  readonly status: "loaded" | "disabled" | "failed";
+}
+
+export interface AddOptions {
+  /** Bundled plugins and plugins handed over in code are trusted; files named in configuration are not. */
+  readonly trusted?: boolean;
+  readonly id?: string;
+  readonly config?: unknown;
+  readonly hooks?: PluginHookOptions;
+  readonly source?: string;
+}
+
+interface Loaded {
+  readonly info: PluginInfo;
+  readonly options: AddOptions;
+  readonly entry?: PluginEntry;
+}
+
+/**
+ * Loads plugins onto a hook engine. Each plugin's `setup` registers into a staging list;
+ * permissions are applied; then the engine swaps the whole set in at once, so loading and
+ * reloading never leave a window with no handlers or with both versions.
+ */
+export class PluginHost {
+  private readonly loaded = new Map<string, Loaded>();
+  private readonly problems: Diagnostic[] = [];
+  private readonly jiti;
+
+  constructor(
+    private readonly engine: HookEngine,
+    private readonly options: { readonly cwd: string; readonly logger: HostLogger },
+  ) {
+    this.jiti = createJiti(resolve(options.cwd, "gatehouse.plugins.js"), { moduleCache: false, fsCache: false });
+  }
+
+  /** Every refusal and error so far, as `gatehouse plugins inspect` lists them. */
+  get diagnostics(): readonly Diagnostic[] {
+    return this.problems;
+  }
+
+  list(): PluginInfo[] {
+    return [...this.loaded.values()].map((l) => l.info);
+  }
+
+  /** Registers a plugin given as an object. */
+  async add(definition: PluginDefinition, options: AddOptions = {}): Promise<Diagnostic[]> {
+    const checked = PluginModuleSchema.safeParse(definition);
+    const source = options.source ?? "code";
+    if (!checked.success) return this.record([moduleProblem(options.id ?? "?", source, checked.error.issues)]);
+    const id = options.id ?? definition.id;
+    const previous = this.loaded.get(id);
+    if (previous && previous.info.source !== source)
+      return this.record([
+        {
+          level: "error",
+          pluginId: id,
+          code: "duplicate-id",
+          message: `plugin id "${id}" is already loaded from ${previous.info.source}`,
+        },
+      ]);
+    const trusted = options.trusted ?? true;
+    const staged: RegistrationRequest[] = [];
+    const api: PluginApi = {
+      id,
+      config: options.config,
+      logger: this.pluginLogger(id),
+      on: (hook, handler, registerOptions) => {
+        staged.push({ hook, handler: handler as RegistrationRequest["handler"], options: registerOptions });
+      },
+    };
+    try {
+      await definition.setup(api);
+    } catch (error) {
+      return this.record([
+        {
+          level: "error",
+          pluginId: id,
+          code: "setup-failed",
+          message: `setup threw ${describeError(error)}; plugin not (re)loaded`,
+        },
+      ]);
+    }
+    const grants = options.hooks ?? {};
+    const { accepted, refused } = applyPermissions(id, trusted, grants, staged);
+    const invalid = this.engine.replacePlugin(id, accepted, grants);
+    this.loaded.set(id, {
+      info: {
+        id,
+        ...(definition.name === undefined ? {} : { name: definition.name }),
+        ...(definition.version === undefined ? {} : { version: definition.version }),
+        source,
+        trusted,
+        status: "loaded",
+      },
+      options,
+    });
+    return this.record([...refused, ...invalid]);
+  }
+
+  /** Loads gatehouse.json's `plugins` entries, in order. `baseDir` resolves relative paths. */
+  async load(entries: readonly PluginEntry[], baseDir: string = this.options.cwd): Promise<Diagnostic[]> {
+    const found: Diagnostic[] = [];
+    for (const entry of entries) found.push(...(await this.loadEntry(entry, baseDir)));
+    return found;
+  }
+
+  /** Re-imports a plugin loaded from a file or package and swaps its registrations atomically. */
+  async reload(id: string): Promise<Diagnostic[]> {
+    const loaded = this.loaded.get(id);
+    if (!loaded?.entry)
+      return this.record([
+        {
+          level: "error",
+          pluginId: id,
+          code: "not-reloadable",
+          message: `plugin "${id}" was not loaded from a file or package`,
+        },
+      ]);
+    return this.loadEntry(loaded.entry, this.options.cwd);
+  }
+
+  private async loadEntry(entry: PluginEntry, baseDir: string): Promise<Diagnostic[]> {
+    const specifier =
+      entry.path !== undefined
+        ? isAbsolute(entry.path)
+          ? entry.path
+          : resolve(baseDir, entry.path)
+        : (entry.package as string);
+    const source = entry.path !== undefined ? specifier : `package:${specifier}`;
+    const label = entry.id ?? specifier;
+    if (entry.enabled === false) {
+      this.loaded.set(label, { info: { id: label, source, trusted: false, status: "disabled" }, options: {}, entry });
+      return [];
+    }
+    let mod: unknown;
+    try {
+      mod = await this.jiti.import(specifier);
+    } catch (error) {
+      return this.record([
+        {
+          level: "error",
+          pluginId: label,
+          code: "load-failed",
+          message: `cannot load ${source}: ${describeError(error)}`,
+        },
+      ]);
+    }
+    const definition = pickDefinition(mod);
+    const checked = PluginModuleSchema.safeParse(definition);
+    if (!checked.success) return this.record([moduleProblem(label, source, checked.error.issues)]);
+    const found = await this.add(definition as PluginDefinition, {
+      trusted: false,
+      source,
+      ...(entry.id === undefined ? {} : { id: entry.id }),
+      config: entry.config,
+      ...(entry.hooks === undefined ? {} : { hooks: entry.hooks }),
+    });
+    const loaded = this.loaded.get(entry.id ?? (definition as PluginDefinition).id);
+    if (loaded) this.loaded.set(loaded.info.id, { ...loaded, entry });
+    return found;
+  }
+
+  private record(found: Diagnostic[]): Diagnostic[] {
+    for (const d of found) {
+      this.problems.push(d);
+      this.options.logger.warn(sanitizeLogLine(`plugin ${d.pluginId}${d.hook ? ` (${d.hook})` : ""}: ${d.message}`));
+    }
+    return found;
+  }
+
+  private pluginLogger(id: string): PluginLogger {
+    const { logger } = this.options;
+    const line = (m: unknown) => sanitizeLogLine(`[${id}] ${String(m)}`);
+    return {
+      debug: (m) => logger.debug(line(m)),
+      info: (m) => logger.info(line(m)),
+      warn: (m) => logger.warn(line(m)),
+      error: (m) => logger.error(line(m)),
+    };
+  }
+}
+
+function pickDefinition(mod: unknown): unknown {
+  if (mod && typeof mod === "object" && "default" in mod && (mod as { default: unknown }).default) {
+    return (mod as { default: unknown }).default;
+  }
+  return mod;
+}
+
+function moduleProblem(
+  id: string,
+  source: string,
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+): Diagnostic {
+  const what = issues.map((i) => `${i.path.map(String).join(".") || "(module)"}: ${i.message}`).join("; ");
+  return {
+    level: "error",
+    pluginId: id,
+    code: "bad-module",
+    message: `${source} does not export a plugin ({ id, setup }): ${what}`,
+  };
+}
