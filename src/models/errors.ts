@@ -1,0 +1,26 @@
+/**
+ * A model spec (or the scripted model file it names) cannot be turned into a model. Thrown by
+ * `resolveModel`, before any model call, so the CLI can report it as a configuration error.
+ */
+export class ModelSpecError extends Error {
+  override readonly name: string = "ModelSpecError";
+  constructor(
+    message: string,
+    readonly spec: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The scripted model file exists but its content is not a valid script. */
+export class ScriptedFileError extends ModelSpecError {
+  override readonly name = "ScriptedFileError";
+}
+
+/**
+ * A scripted model was asked something its script does not answer (no matching run, no turn
+ * left). Not an `APICallError`: it is a mistake in the test or demo, never worth a retry.
+ */
+export class ScriptedModelError extends Error {
+  override readonly name = "ScriptedModelError";
+}
