@@ -207,7 +207,7 @@ describe("openai: models over Chat Completions against a local server", () => {
     server.reply({ status: 429, json: { error: { message: "Rate limit reached", type: "rate_limit_error" } } });
     const model = await resolveModel("openai:gpt-test", { env });
     await assert.rejects(
-      () => model.doStream({ prompt: toModelPrompt([msg("user", "hi")]) }),
+      async () => model.doStream({ prompt: toModelPrompt([msg("user", "hi")]) }),
       (error: unknown) =>
         APICallError.isInstance(error) && error.statusCode === 429 && /Rate limit reached/.test(error.message),
     );
@@ -226,13 +226,13 @@ describe("openai: models over Chat Completions against a local server", () => {
     const before = server.requests.length;
     const model = await resolveModel("openai:gpt-test", { env: { OPENAI_BASE_URL: `${server.origin}/v1` } });
     await assert.rejects(
-      () => model.doStream({ prompt: toModelPrompt([msg("user", "hi")]) }),
+      async () => model.doStream({ prompt: toModelPrompt([msg("user", "hi")]) }),
       (error: unknown) =>
         LoadAPIKeyError.isInstance(error) &&
         /OPENAI_API_KEY/.test(error.message) &&
         /openai:gpt-test/.test(error.message),
     );
-    await assert.rejects(() => model.doGenerate({ prompt: [] }), /OPENAI_API_KEY/);
+    await assert.rejects(async () => model.doGenerate({ prompt: [] }), /OPENAI_API_KEY/);
     assert.equal(server.requests.length, before);
   });
 
