@@ -16,6 +16,12 @@ export interface Tool<Input = unknown, Output = unknown> {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: z.ZodType<Input>;
+  /**
+   * Optional: the JSON Schema to publish to the model instead of the one derived from
+   * `inputSchema`. MCP tools set it to the server's own schema, which zod cannot express
+   * faithfully; `inputSchema` then only validates loosely.
+   */
+  readonly jsonSchema?: Readonly<Record<string, unknown>>;
   /** True when calls of this tool may run concurrently with other calls in the same step. */
   readonly parallel?: boolean;
   /**
@@ -24,9 +30,25 @@ export interface Tool<Input = unknown, Output = unknown> {
    */
   normalizeInput?(input: Input, ctx: ToolContext): Input;
   execute(input: Input, ctx: ToolContext): Promise<Output>;
+  /**
+   * Optional: the text the model reads for a result. The structured output stays what hooks
+   * (`tool_response`) and the store see; without this the runtime serializes it as JSON.
+   */
+  toModelOutput?(output: Output): string;
+}
+
+export interface ToolErrorOptions extends ErrorOptions {
+  /** Structured data about the failure (e.g. Bash's output on a non-zero exit). */
+  readonly details?: unknown;
 }
 
 /** A tool failure the model should see as an error result (not a crash of the run). */
 export class ToolError extends Error {
   override readonly name = "ToolError";
+  readonly details?: unknown;
+
+  constructor(message: string, options?: ToolErrorOptions) {
+    super(message, options);
+    if (options?.details !== undefined) this.details = options.details;
+  }
 }
