@@ -74,7 +74,12 @@ export class HookEngine {
   }
 
   /** Adds one handler for a plugin; the same `(pluginId, options.id)` again replaces it. */
-  on<K extends HookName>(pluginId: string, hook: K, handler: HookHandler<K>, options?: RegisterOptions): Diagnostic[] {
+  on<K extends HookName>(
+    pluginId: string,
+    hook: K,
+    handler: NoInfer<HookHandler<K>>,
+    options?: RegisterOptions,
+  ): Diagnostic[] {
     return this.registry.add(pluginId, { hook, handler: handler as RegistrationRequest["handler"], options });
   }
 

@@ -17,7 +17,7 @@ export interface PluginApi<Config = unknown> {
   readonly config: Config;
   readonly logger: PluginLogger;
   /** Registers a handler. Typed from the catalog: the event, ctx and return type are checked. */
-  on<K extends HookName>(hook: K, handler: HookHandler<K>, options?: RegisterOptions): void;
+  on<K extends HookName>(hook: K, handler: NoInfer<HookHandler<K>>, options?: RegisterOptions): void;
 }
 
 export interface PluginDefinition<Config = unknown> {

@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { createJiti } from "jiti";
 import type { HookEngine } from "../hooks/engine.js";
 import type { Diagnostic, RegistrationRequest } from "../hooks/registry.js";
@@ -48,6 +49,7 @@ export class PluginHost {
   private readonly loaded = new Map<string, Loaded>();
   private readonly problems: Diagnostic[] = [];
   private readonly jiti;
+  private generation = 0;
 
   constructor(
     private readonly engine: HookEngine,
@@ -157,7 +159,7 @@ export class PluginHost {
     }
     let mod: unknown;
     try {
-      mod = await this.jiti.import(specifier);
+      mod = await this.importFresh(specifier);
     } catch (error) {
       return this.record([
         {
@@ -181,6 +183,17 @@ export class PluginHost {
     const loaded = this.loaded.get(entry.id ?? (definition as PluginDefinition).id);
     if (loaded) this.loaded.set(loaded.info.id, { ...loaded, entry });
     return found;
+  }
+
+  /**
+   * TypeScript goes through jiti (which re-evaluates on every import). Native ESM modules are
+   * cached by URL for the life of the process, so a reload imports them under a new query.
+   */
+  private async importFresh(specifier: string): Promise<unknown> {
+    const file = isAbsolute(specifier) ? specifier : fileURLToPath(this.jiti.esmResolve(specifier));
+    if (/\.[mc]?ts$/.test(file)) return this.jiti.import(file);
+    const url = pathToFileURL(file).href;
+    return import(this.generation++ === 0 ? url : `${url}?gatehouse-reload=${this.generation}`);
   }
 
   private record(found: Diagnostic[]): Diagnostic[] {

@@ -1,0 +1,229 @@
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { HookEngine } from "../../src/hooks/index.js";
+import { definePlugin, PluginEntrySchema, PluginHost } from "../../src/plugins/index.js";
+import { captureLogger } from "../hooks/helpers.js";
+
+function setup() {
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-plugins-"));
+  const { lines, logger } = captureLogger();
+  const engine = new HookEngine({ logger });
+  const host = new PluginHost(engine, { cwd: dir, logger });
+  return { dir, lines, engine, host };
+}
+
+const runEvent = { prompt: "p", modelPrompt: "p", messages: [], systemPrompt: "" };
+
+const firewall = definePlugin({
+  id: "firewall",
+  setup(api) {
+    api.on("before_agent_run", () => ({ outcome: "block", reason: "r" }));
+    api.on("before_tool_call", () => ({ block: true }));
+    api.on("before_prompt_build", () => ({ appendContext: "ctx" }));
+  },
+});
+
+describe("plugin permissions", () => {
+  test("a plugin from configuration cannot register conversation hooks without allowConversationAccess; its other hooks work", async () => {
+    const { host, engine, lines } = setup();
+    const diagnostics = await host.add(firewall, { trusted: false });
+    assert.deepEqual(
+      diagnostics.map((d) => [d.hook, d.code]),
+      [
+        ["before_agent_run", "refused"],
+        ["before_prompt_build", "refused"],
+      ],
+    );
+    assert.match(diagnostics[0]?.message ?? "", /allowConversationAccess: true/);
+    assert.equal(engine.hasHooks("before_agent_run"), false);
+    assert.equal(engine.hasHooks("before_tool_call"), true);
+    assert.equal(lines.filter((l) => l.startsWith("warn plugin firewall (before_agent_run)")).length, 1);
+    assert.deepEqual(host.diagnostics, diagnostics);
+  });
+
+  test("allowConversationAccess: true grants the conversation hooks", async () => {
+    const { host, engine } = setup();
+    assert.deepEqual(await host.add(firewall, { trusted: false, hooks: { allowConversationAccess: true } }), []);
+    assert.equal((await engine.emit("before_agent_run", runEvent)).outcome, "block");
+  });
+
+  test("allowPromptInjection: false refuses prompt-injecting hooks even to trusted plugins", async () => {
+    const { host, engine } = setup();
+    const diagnostics = await host.add(firewall, { hooks: { allowPromptInjection: false } });
+    assert.deepEqual(
+      diagnostics.map((d) => d.hook),
+      ["before_prompt_build"],
+    );
+    assert.equal(engine.hasHooks("before_agent_run"), true);
+  });
+
+  test("a trusted (bundled or in-code) plugin has conversation access unless explicitly denied", async () => {
+    const { host, engine } = setup();
+    await host.add(firewall);
+    assert.equal(engine.hasHooks("before_agent_run"), true);
+    const other = setup();
+    await other.host.add(firewall, { hooks: { allowConversationAccess: false } });
+    assert.equal(other.engine.hasHooks("before_agent_run"), false);
+  });
+});
+
+describe("loading plugins from gatehouse.json entries", () => {
+  test("a .ts plugin file loads with its config block and operator timeouts", async () => {
+    const { host, engine, dir } = setup();
+    writeFileSync(
+      join(dir, "redact.ts"),
+      `interface Cfg { word: string }
+export default {
+  id: "redact",
+  setup(api: { config: Cfg; on: Function }) {
+    api.on("message_sending", (e: { content: string }) => ({ content: e.content.replaceAll(api.config.word, "***") }));
+  },
+};
+`,
+    );
+    const diagnostics = await host.load([
+      { path: "./redact.ts", config: { word: "secret" }, hooks: { timeouts: { message_sending: 1234 } } },
+    ]);
+    assert.deepEqual(diagnostics, []);
+    const outcome = await engine.emit("message_sending", { to: "u", content: "a secret here" });
+    assert.equal(outcome.result.content, "a *** here");
+    assert.equal(engine.registrations("message_sending")[0]?.timeoutMs, 1234);
+    assert.deepEqual(
+      host.list().map((p) => [p.id, p.status, p.trusted]),
+      [["redact", "loaded", false]],
+    );
+  });
+
+  test("a .mjs plugin that does not import Gatehouse loads as a plain object", async () => {
+    const { host, engine, dir } = setup();
+    writeFileSync(
+      join(dir, "plain.mjs"),
+      `export default { id: "plain", setup(api) { api.on("before_tool_call", () => ({ blockReason: "x", block: true })); } };\n`,
+    );
+    await host.load([{ path: join(dir, "plain.mjs") }]);
+    assert.equal(
+      (await engine.emit("before_tool_call", { toolName: "Bash", params: {}, toolCallId: "1" })).result.block,
+      true,
+    );
+  });
+
+  test("a plugin from an npm package in the project's node_modules loads", async () => {
+    const { host, engine, dir } = setup();
+    const pkg = join(dir, "node_modules", "gatehouse-plugin-audit");
+    mkdirSync(pkg, { recursive: true });
+    writeFileSync(
+      join(pkg, "package.json"),
+      JSON.stringify({ name: "gatehouse-plugin-audit", type: "module", exports: "./index.js" }),
+    );
+    writeFileSync(
+      join(pkg, "index.js"),
+      `export default { id: "audit", setup(api) { api.on("message_sent", () => {}); } };\n`,
+    );
+    assert.deepEqual(await host.load([{ package: "gatehouse-plugin-audit" }]), []);
+    assert.equal(engine.hasHooks("message_sent"), true);
+  });
+
+  test("the configured id renames a plugin, so one plugin can load twice with different config", async () => {
+    const { host, engine, dir } = setup();
+    writeFileSync(
+      join(dir, "word.mjs"),
+      `export default { id: "word", setup(api) { api.on("message_sending", (e) => ({ content: e.content.replaceAll(api.config, "#") })); } };\n`,
+    );
+    await host.load([
+      { path: "word.mjs", id: "word-a", config: "a" },
+      { path: "word.mjs", id: "word-b", config: "b" },
+    ]);
+    assert.equal((await engine.emit("message_sending", { to: "u", content: "abc" })).result.content, "##c");
+  });
+
+  test("a disabled entry is listed and not loaded", async () => {
+    const { host, engine, dir } = setup();
+    writeFileSync(join(dir, "off.mjs"), `throw new Error("must not be imported");\n`);
+    assert.deepEqual(await host.load([{ path: "off.mjs", id: "off", enabled: false }]), []);
+    assert.deepEqual(
+      host.list().map((p) => [p.id, p.status]),
+      [["off", "disabled"]],
+    );
+    assert.deepEqual(engine.registrations(), []);
+  });
+
+  test("a missing file, a module that is not a plugin, a setup that throws and a duplicate id are diagnostics naming the plugin and file", async () => {
+    const { host, dir } = setup();
+    writeFileSync(join(dir, "notplugin.mjs"), `export default { name: "x" };\n`);
+    writeFileSync(
+      join(dir, "throws.mjs"),
+      `export default { id: "throws", setup() { throw new TypeError("bad"); } };\n`,
+    );
+    writeFileSync(join(dir, "first.mjs"), `export default { id: "same", setup() {} };\n`);
+    writeFileSync(join(dir, "dup.mjs"), `export default { id: "same", setup() {} };\n`);
+    const diagnostics = await host.load([
+      { path: "missing.mjs" },
+      { path: "notplugin.mjs" },
+      { path: "throws.mjs" },
+      { path: "first.mjs" },
+      { path: "dup.mjs" },
+    ]);
+    assert.deepEqual(
+      diagnostics.map((d) => d.code),
+      ["load-failed", "bad-module", "setup-failed", "duplicate-id"],
+    );
+    assert.match(diagnostics[0]?.message ?? "", /missing\.mjs/);
+    assert.match(diagnostics[1]?.message ?? "", /notplugin\.mjs.*id: .*setup: /);
+    assert.match(diagnostics[2]?.message ?? "", /TypeError/);
+  });
+
+  test("reload swaps a changed plugin file in atomically; a broken new version keeps the old one", async () => {
+    const { host, engine, dir } = setup();
+    const file = join(dir, "ctx.mjs");
+    const version = (v: string) =>
+      `export default { id: "ctx", setup(api) { api.on("subagent_start", () => ({ additionalContext: "${v}" })); api.on("message_sent", () => {}); } };\n`;
+    writeFileSync(file, version("v1"));
+    await host.load([{ path: file }]);
+    writeFileSync(file, version("v2"));
+    assert.deepEqual(await host.reload("ctx"), []);
+    const subagent = { agentType: "a", prompt: "p" };
+    assert.equal((await engine.emit("subagent_start", subagent)).result.additionalContext, "v2");
+    assert.equal(engine.registrations().length, 2);
+    writeFileSync(file, `export default { id: "ctx", setup() { throw new Error("broken"); } };\n`);
+    assert.equal((await host.reload("ctx"))[0]?.code, "setup-failed");
+    assert.equal((await engine.emit("subagent_start", subagent)).result.additionalContext, "v2");
+  });
+
+  test("the entry schema accepts exactly one of path or package and rejects unknown keys", () => {
+    assert.equal(PluginEntrySchema.safeParse({ path: "a.ts" }).success, true);
+    assert.equal(PluginEntrySchema.safeParse({ path: "a.ts", package: "b" }).success, false);
+    assert.equal(PluginEntrySchema.safeParse({}).success, false);
+    assert.equal(PluginEntrySchema.safeParse({ path: "a.ts", hooks: { allowConversationAcess: true } }).success, false);
+    assert.equal(
+      PluginEntrySchema.safeParse({ path: "a.ts", hooks: { timeouts: { no_such_hook: 5 } } }).success,
+      false,
+    );
+  });
+});
+
+describe("definePlugin", () => {
+  test("returns its argument and types handlers from the catalog", () => {
+    const plugin = definePlugin({
+      id: "typed",
+      setup(api) {
+        api.on("before_tool_call", (event, ctx) => {
+          const name: string = event.toolName;
+          const depth: number = ctx.depth;
+          return name && depth >= 0 ? { block: true, blockReason: "x" } : undefined;
+        });
+        // @ts-expect-error unknown hook names do not compile
+        api.on("before_tool_cal", () => undefined);
+        // @ts-expect-error a gate must answer with outcome pass|block
+        api.on("before_agent_run", () => ({ block: true }));
+        // @ts-expect-error result fields are checked
+        api.on("message_sending", () => ({ contnet: "x" }));
+        // @ts-expect-error sync hooks cannot be async
+        api.on("before_message_write", async () => ({ block: true }));
+      },
+    });
+    assert.equal(plugin.id, "typed");
+  });
+});
