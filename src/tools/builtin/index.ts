@@ -1,0 +1,38 @@
+import type { Tool } from "../types.js";
+import { type BashOptions, createBashTool } from "./bash.js";
+import { createEditTool } from "./edit.js";
+import { createGlobTool, type GlobOptions } from "./glob.js";
+import { createGrepTool, type GrepOptions } from "./grep.js";
+import { createReadTool, type ReadOptions } from "./read.js";
+import { createWriteTool } from "./write.js";
+
+export * from "./bash.js";
+export * from "./edit.js";
+export * from "./glob.js";
+export * from "./grep.js";
+export * from "./read.js";
+export * from "./write.js";
+
+export interface BuiltinToolOptions {
+  readonly read?: ReadOptions;
+  readonly bash?: BashOptions;
+  readonly glob?: GlobOptions;
+  readonly grep?: GrepOptions;
+}
+
+/**
+ * The built-in tools with Claude Code's names and input shapes. (`Agent` lives with the runtime,
+ * which it needs to start child runs.)
+ */
+export function builtinTools(options: BuiltinToolOptions = {}): Tool[] {
+  const tools = [
+    createReadTool(options.read),
+    createWriteTool(),
+    createEditTool(),
+    createBashTool(options.bash),
+    createGlobTool(options.glob),
+    createGrepTool(options.grep),
+  ];
+  // Each tool is typed by its own input; the registry holds them behind the erased interface.
+  return tools as unknown as Tool[];
+}
