@@ -1,3 +1,18 @@
+/**
+ * The scripted model's file format (`scripted:<file>`):
+ *
+ * ```json
+ * { "runs": [
+ *   { "match": "weather", "turns": [
+ *     { "toolCalls": [{ "name": "get_weather", "input": { "city": "{{prompt}}" } }] },
+ *     { "text": "It is {{lastToolResult}}.", "chunks": 3, "usage": { "inputTokens": 120, "outputTokens": 9 } } ] },
+ *   { "turns": [{ "text": "I only talk about the weather." }] } ] }
+ * ```
+ *
+ * A turn answers with, in this order: `text`, then `parts` (text | reasoning | image | file), then
+ * `toolCalls`. `error` (a string or `{message, statusCode?, isRetryable?}`) fails the call, or the
+ * stream after that output if the turn has any. Without `usage`, tokens are estimated.
+ */
 import { z } from "zod";
 
 /** The placeholders a scripted text may use; anything else in `{{…}}` is a typo, reported at load. */

@@ -12,8 +12,9 @@ import {
   type LanguageModelV3Usage,
 } from "@ai-sdk/provider";
 import { ScriptedFileError, ScriptedModelError } from "./errors.js";
-import { outputText, type RunView, viewRun } from "./scripted-prompt.js";
+import { type RunView, viewRun } from "./scripted-prompt.js";
 import { applyTemplates, parseScript, type Script, type ScriptInput, type ScriptTurn } from "./scripted-schema.js";
+import { estimateUsage, scriptedUsage } from "./scripted-usage.js";
 
 export type { Script, ScriptInput, ScriptTurn } from "./scripted-schema.js";
 
@@ -162,7 +163,7 @@ export function createEchoModel(): LanguageModelV3 {
   return new ScriptedLanguageModel("echo", (prompt) => {
     const text = viewRun(prompt).runPrompt;
     const items: Item[] = [{ kind: "text", text, chunks: 1 }];
-    return { items, usage: estimateUsage(prompt, items) };
+    return { items, usage: estimateUsage(prompt, outputSize(items)) };
   });
 }
 
@@ -244,7 +245,7 @@ function answer(turn: ScriptTurn, view: RunView, prompt: LanguageModelV3Prompt, 
       input: JSON.stringify(fillStrings(call.input, fill)),
     });
   });
-  const usage = turn.usage ? scriptedUsage(turn.usage) : estimateUsage(prompt, items);
+  const usage = turn.usage ? scriptedUsage(turn.usage) : estimateUsage(prompt, outputSize(items));
   if (turn.error === undefined) return { items, usage };
   const error = typeof turn.error === "string" ? { message: turn.error } : turn.error;
   return {
@@ -271,52 +272,13 @@ function fillStrings(value: unknown, fill: (text: string) => string): unknown {
   return value;
 }
 
-function scriptedUsage(usage: NonNullable<ScriptTurn["usage"]>): LanguageModelV3Usage {
-  const { inputTokens, outputTokens, reasoningTokens, cachedInputTokens } = usage;
-  return {
-    inputTokens: {
-      total: inputTokens,
-      noCache:
-        inputTokens !== undefined && cachedInputTokens !== undefined ? inputTokens - cachedInputTokens : inputTokens,
-      cacheRead: cachedInputTokens,
-      cacheWrite: undefined,
-    },
-    outputTokens: {
-      total: outputTokens,
-      text: outputTokens !== undefined && reasoningTokens !== undefined ? outputTokens - reasoningTokens : outputTokens,
-      reasoning: reasoningTokens,
-    },
-  };
-}
-
-/**
- * Without `usage`, tokens are estimated at 4 characters each, so budgets and compaction see a
- * prompt that grows with the conversation, deterministically.
- */
-function estimateUsage(prompt: LanguageModelV3Prompt, items: readonly Item[]): LanguageModelV3Usage {
-  let inputChars = 0;
-  for (const message of prompt) {
-    if (message.role === "system") {
-      inputChars += message.content.length;
-      continue;
-    }
-    for (const part of message.content) {
-      if (part.type === "text" || part.type === "reasoning") inputChars += part.text.length;
-      else if (part.type === "tool-call") inputChars += JSON.stringify(part.input ?? {}).length;
-      else if (part.type === "tool-result") inputChars += outputText(part.output).length;
-    }
-  }
-  let outputChars = 0;
-  let reasoningChars = 0;
+function outputSize(items: readonly Item[]): { text: number; reasoning: number } {
+  let text = 0;
+  let reasoning = 0;
   for (const item of items) {
-    if (item.kind === "text") outputChars += item.text.length;
-    else if (item.kind === "reasoning") reasoningChars += item.text.length;
-    else if (item.kind === "tool-call") outputChars += item.name.length + item.input.length;
+    if (item.kind === "text") text += item.text.length;
+    else if (item.kind === "reasoning") reasoning += item.text.length;
+    else if (item.kind === "tool-call") text += item.name.length + item.input.length;
   }
-  const tokens = (chars: number) => Math.ceil(chars / 4);
-  return scriptedUsage({
-    inputTokens: tokens(inputChars),
-    outputTokens: tokens(outputChars) + tokens(reasoningChars),
-    reasoningTokens: tokens(reasoningChars),
-  });
+  return { text, reasoning };
 }

@@ -12,6 +12,7 @@ import {
   toModelPrompt,
   toModelTools,
 } from "../../src/models/index.js";
+import type { Tool } from "../../src/tools/types.js";
 import { msg } from "./helpers.js";
 
 function streamOf(parts: LanguageModelV3StreamPart[]): ReadableStream<LanguageModelV3StreamPart> {
@@ -209,6 +210,16 @@ describe("toModelTools", () => {
     assert.deepEqual(schema.properties.extra.additionalProperties, {});
     // A default value is data, not a schema: it is left as it is.
     assert.deepEqual(schema.properties.meta.default, {});
+  });
+
+  test("accepts the tool layer's Tool objects as they are", () => {
+    const read: Tool<{ file_path: string }, string> = {
+      name: "Read",
+      description: "Read a file",
+      inputSchema: z.object({ file_path: z.string() }),
+      execute: async () => "",
+    };
+    assert.deepEqual(toModelTools([read])[0]?.inputSchema.required, ["file_path"]);
   });
 });
 

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { ModelSpecError, parseModelSpec, resolveModel } from "../../src/models/index.js";
 
@@ -66,5 +67,17 @@ describe("model specs", () => {
     const echo = await resolveModel("scripted:echo");
     assert.equal(echo.provider, "scripted");
     assert.equal(echo.modelId, "echo");
+  });
+
+  test("provider packages are imported only on demand, so the CLI loads just the provider it uses", () => {
+    const dir = new URL("../../src/models/", import.meta.url);
+    for (const name of readdirSync(dir)) {
+      const source = readFileSync(new URL(name, dir), "utf8");
+      assert.doesNotMatch(
+        source,
+        /^import\s(?!type\b)[^;]*from\s+"@ai-sdk\/(openai|anthropic|openai-compatible)"/m,
+        `${name} imports a provider package statically`,
+      );
+    }
   });
 });
