@@ -1,0 +1,109 @@
+import { type CommandHookEvent, EVENT_SPECS, matchValueOf } from "./events.js";
+import { type ExecutorOptions, type HandlerOutcome, runCommandHandler } from "./executor.js";
+import { type IfRule, ifRuleMatches, parseIfRule } from "./if-rule.js";
+import { matches } from "./matcher.js";
+import type { ConfiguredHandler } from "./sources.js";
+import type { HookDecision, NormalizedVerdict } from "./verdict.js";
+
+export interface HandlerRun {
+  readonly handler: ConfiguredHandler;
+  readonly outcome: HandlerOutcome;
+}
+
+/** All matching handlers' verdicts folded into one, plus each handler's own outcome. */
+export interface MergedVerdict extends Omit<NormalizedVerdict, "error" | "errorDetail"> {
+  /** The handler whose decision won (first in source order among the strongest). */
+  decidedBy?: ConfiguredHandler;
+  /** In source order, whatever order they finished in. */
+  runs: HandlerRun[];
+}
+
+const RANK: Record<HookDecision, number> = { block: 3, deny: 3, ask: 2, allow: 1 };
+
+const ifRules = new WeakMap<ConfiguredHandler, IfRule | undefined>();
+function ifRuleOf(h: ConfiguredHandler): IfRule | undefined {
+  if (!ifRules.has(h)) ifRules.set(h, h.definition.if === undefined ? undefined : parseIfRule(h.definition.if));
+  return ifRules.get(h);
+}
+
+/**
+ * The handlers that run for one event: right event, matcher matches, `if` rule (tool events)
+ * matches, and identical handlers collapsed to the first in source order.
+ */
+export function selectHandlers(
+  event: CommandHookEvent,
+  matchValue: string | undefined,
+  payload: Readonly<Record<string, unknown>>,
+  handlers: readonly ConfiguredHandler[],
+  projectDir: string,
+): ConfiguredHandler[] {
+  const spec = EVENT_SPECS[event];
+  const seen = new Set<string>();
+  const out: ConfiguredHandler[] = [];
+  for (const h of handlers) {
+    if (h.event !== event) continue;
+    if (spec.matcherField !== null && !matches(h.compiledMatcher, matchValue)) continue;
+    if (h.definition.if !== undefined) {
+      const rule = ifRuleOf(h);
+      if (!spec.toolEvent) continue;
+      if (rule && !ifRuleMatches(rule, String(payload.tool_name ?? ""), payload.tool_input, projectDir)) continue;
+    }
+    if (seen.has(h.dedupKey)) continue;
+    seen.add(h.dedupKey);
+    out.push(h);
+  }
+  return out;
+}
+
+const EMPTY: MergedVerdict = Object.freeze({ runs: [] }) as MergedVerdict;
+
+/**
+ * Runs every matching handler in parallel and merges their verdicts in source order.
+ * `matchValue` defaults to the payload field the event's matcher tests.
+ */
+export async function runCommandHooks(
+  event: CommandHookEvent,
+  matchValue: string | undefined,
+  payload: Readonly<Record<string, unknown>>,
+  handlers: readonly ConfiguredHandler[],
+  opts: ExecutorOptions,
+): Promise<MergedVerdict> {
+  const value = matchValue ?? matchValueOf(event, payload);
+  const selected = selectHandlers(event, value, payload, handlers, opts.projectDir);
+  if (selected.length === 0) return { ...EMPTY, runs: [] };
+  const outcomes = await Promise.all(selected.map((h) => runCommandHandler(h, payload, opts)));
+  return mergeVerdicts(selected.map((handler, i) => ({ handler, outcome: outcomes[i] as HandlerOutcome })));
+}
+
+const joinText = (a: string | undefined, b: string | undefined) =>
+  a === undefined ? b : b === undefined ? a : `${a}\n\n${b}`;
+
+/**
+ * The merge rules: the strongest decision wins (deny/block > ask > allow), and among equals
+ * the first in source order, whose reason is kept; context, system messages and feedback
+ * are concatenated in order; `updatedInput` / `updatedToolOutput` come from the last handler
+ * in order that gave one; `continue: false` from any handler stops, with the first stop reason.
+ */
+export function mergeVerdicts(runs: HandlerRun[]): MergedVerdict {
+  const m: MergedVerdict = { runs };
+  for (const { handler, outcome } of runs) {
+    const v = outcome.verdict;
+    if (v.decision !== undefined && (m.decision === undefined || RANK[v.decision] > RANK[m.decision])) {
+      m.decision = v.decision;
+      m.decidedBy = handler;
+      if (v.reason === undefined) delete m.reason;
+      else m.reason = v.reason;
+    }
+    m.additionalContext = joinText(m.additionalContext, v.additionalContext);
+    m.systemMessage = joinText(m.systemMessage, v.systemMessage);
+    m.feedback = joinText(m.feedback, v.feedback);
+    if (v.updatedInput !== undefined) m.updatedInput = v.updatedInput;
+    if (v.updatedToolOutput !== undefined) m.updatedToolOutput = v.updatedToolOutput;
+    if (v.continue === false && m.continue === undefined) {
+      m.continue = false;
+      if (v.stopReason !== undefined) m.stopReason = v.stopReason;
+    }
+  }
+  for (const k of ["additionalContext", "systemMessage", "feedback"] as const) if (m[k] === undefined) delete m[k];
+  return m;
+}

@@ -1,0 +1,170 @@
+/**
+ * The command-hook events Gatehouse fires, as data. Everything that differs per event lives
+ * here so the loader, the protocol and the dispatcher share one answer: which payload field
+ * a matcher is tested against, the default timeout, and which verdict fields count.
+ */
+
+export const COMMAND_HOOK_EVENTS = [
+  "SessionStart",
+  "SessionEnd",
+  "UserPromptSubmit",
+  "PreToolUse",
+  "PermissionRequest",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "Stop",
+  "SubagentStop",
+  "SubagentStart",
+  "PreCompact",
+  "PostCompact",
+  "Notification",
+] as const;
+
+export type CommandHookEvent = (typeof COMMAND_HOOK_EVENTS)[number];
+
+/**
+ * Claude Code events that Gatehouse does not fire. A settings file shared with Claude Code
+ * may name them; they get a warning instead of the "unknown event" error a typo gets.
+ */
+export const FOREIGN_CLAUDE_EVENTS: readonly string[] = [
+  "Setup",
+  "PermissionDenied",
+  "PostToolBatch",
+  "UserPromptExpansion",
+  "TaskCreated",
+  "TaskCompleted",
+  "TeammateIdle",
+  "StopFailure",
+  "ConfigChange",
+  "CwdChanged",
+  "FileChanged",
+  "DirectoryAdded",
+  "InstructionsLoaded",
+  "WorktreeCreate",
+  "WorktreeRemove",
+  "Elicitation",
+  "ElicitationResult",
+  "MessageDisplay",
+];
+
+/** Verdict fields an event can act on; the protocol drops the others. */
+export type VerdictField = "additionalContext" | "updatedInput" | "updatedToolOutput" | "continue" | "systemMessage";
+
+/** What a decision of a hook means for this event. */
+export type DecisionKind =
+  /** PreToolUse: allow / ask / deny, exit 2 denies. */
+  | "permission"
+  /** PermissionRequest: allow / deny, exit 2 denies. */
+  | "approval"
+  /** decision:"block" (and exit 2) blocks. */
+  | "block"
+  /** the event cannot be blocked; exit 2's stderr is feedback. */
+  | "none";
+
+export interface EventSpec {
+  readonly name: CommandHookEvent;
+  /** Payload field the matcher is tested against; null when the event takes no matcher. */
+  readonly matcherField: string | null;
+  /** Values the matched field takes (documentation and `hooks check` hints). */
+  readonly matcherValues: readonly string[];
+  /** True for the tool events, where `if` rules apply. */
+  readonly toolEvent: boolean;
+  readonly decision: DecisionKind;
+  readonly fields: ReadonlySet<VerdictField>;
+  /** Plain (non-JSON) stdout on exit 0 becomes model context. */
+  readonly plainStdoutIsContext: boolean;
+  /**
+   * `onFailure: "block"` applies. Off where a block would make no sense, and on Stop /
+   * SubagentStop, where a stuck hook turning into "one more pass" would loop the agent.
+   */
+  readonly failureCanBlock: boolean;
+  /** Default timeout in seconds for the `claude` dialect. */
+  readonly defaultTimeoutSec: number;
+}
+
+const TOOL_NAMES = ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "Agent", "mcp__<server>__<tool>"];
+const AGENT_TYPES = ["general-purpose", "<custom agent name>"];
+const CONTEXT: VerdictField[] = ["additionalContext", "continue", "systemMessage"];
+
+function spec(
+  name: CommandHookEvent,
+  s: Partial<Omit<EventSpec, "name" | "fields">> & { fields?: VerdictField[] },
+): EventSpec {
+  const decision = s.decision ?? "none";
+  return {
+    name,
+    matcherField: s.matcherField ?? null,
+    matcherValues: s.matcherValues ?? [],
+    toolEvent: s.toolEvent ?? false,
+    decision,
+    fields: new Set(s.fields ?? []),
+    plainStdoutIsContext: s.plainStdoutIsContext ?? false,
+    failureCanBlock: s.failureCanBlock ?? decision !== "none",
+    defaultTimeoutSec: s.defaultTimeoutSec ?? 600,
+  };
+}
+
+const tool = { matcherField: "tool_name", matcherValues: TOOL_NAMES, toolEvent: true } as const;
+
+export const EVENT_SPECS: Readonly<Record<CommandHookEvent, EventSpec>> = {
+  SessionStart: spec("SessionStart", {
+    matcherField: "source",
+    matcherValues: ["startup", "resume", "clear", "compact"],
+    fields: CONTEXT,
+    plainStdoutIsContext: true,
+  }),
+  SessionEnd: spec("SessionEnd", {
+    matcherField: "reason",
+    matcherValues: ["clear", "logout", "prompt_input_exit", "other"],
+  }),
+  UserPromptSubmit: spec("UserPromptSubmit", {
+    decision: "block",
+    fields: CONTEXT,
+    plainStdoutIsContext: true,
+    defaultTimeoutSec: 30,
+  }),
+  PreToolUse: spec("PreToolUse", { ...tool, decision: "permission", fields: [...CONTEXT, "updatedInput"] }),
+  PermissionRequest: spec("PermissionRequest", {
+    ...tool,
+    decision: "approval",
+    fields: ["updatedInput", "continue", "systemMessage"],
+  }),
+  PostToolUse: spec("PostToolUse", { ...tool, decision: "block", fields: [...CONTEXT, "updatedToolOutput"] }),
+  PostToolUseFailure: spec("PostToolUseFailure", { ...tool, fields: CONTEXT }),
+  Stop: spec("Stop", { decision: "block", fields: CONTEXT, failureCanBlock: false }),
+  SubagentStop: spec("SubagentStop", {
+    matcherField: "agent_type",
+    matcherValues: AGENT_TYPES,
+    decision: "block",
+    fields: CONTEXT,
+    failureCanBlock: false,
+  }),
+  SubagentStart: spec("SubagentStart", {
+    matcherField: "agent_type",
+    matcherValues: AGENT_TYPES,
+    fields: ["additionalContext", "systemMessage"],
+  }),
+  PreCompact: spec("PreCompact", {
+    matcherField: "trigger",
+    matcherValues: ["manual", "auto"],
+    decision: "block",
+    fields: ["continue"],
+  }),
+  PostCompact: spec("PostCompact", { matcherField: "trigger", matcherValues: ["manual", "auto"] }),
+  Notification: spec("Notification", {
+    matcherField: "notification_type",
+    matcherValues: ["permission_prompt", "idle_prompt", "agent_needs_input", "agent_completed"],
+  }),
+};
+
+export function isCommandHookEvent(name: string): name is CommandHookEvent {
+  return Object.hasOwn(EVENT_SPECS, name);
+}
+
+/** The value a matcher is tested against, read from the payload the hook receives. */
+export function matchValueOf(event: CommandHookEvent, payload: Readonly<Record<string, unknown>>): string | undefined {
+  const field = EVENT_SPECS[event].matcherField;
+  if (field === null) return undefined;
+  const value = payload[field];
+  return typeof value === "string" ? value : undefined;
+}

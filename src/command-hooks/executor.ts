@@ -1,0 +1,245 @@
+import { spawn } from "node:child_process";
+import type { Readable } from "node:stream";
+import { substituteProjectDir } from "./diagnostics.js";
+import type { Dialect } from "./dialects.js";
+import { hookEnv } from "./env.js";
+import type { CommandHookEvent } from "./events.js";
+import { killGroup, waitGroupGone } from "./process-group.js";
+import { interpret, type RawOutcome } from "./protocol.js";
+import type { CommandHandlerDef, HandlerDefinition, HttpHandlerDef, OnFailure } from "./settings.js";
+import type { NormalizedVerdict } from "./verdict.js";
+
+/** The parts of a configured handler the executor needs (tests and `hooks test` build them directly). */
+export interface RunnableHandler {
+  readonly event: CommandHookEvent;
+  readonly dialect: Dialect;
+  readonly definition: HandlerDefinition;
+  readonly timeoutMs: number;
+  readonly onFailure: OnFailure;
+}
+
+export interface ExecutorOptions {
+  projectDir: string;
+  /** The real session id: `CLAUDE_CODE_SESSION_ID`, equal to the payload's `session_id`. */
+  sessionId: string;
+  /** Base environment before scrubbing (default: process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Aborting kills the handler's process group; the outcome is `aborted`, never a block. */
+  signal?: AbortSignal;
+  /** Credential variables to keep (`commandHooks.passEnv`). */
+  passEnv?: readonly string[];
+  /** Per stream; the excess is read and dropped (default 1 MiB). */
+  maxOutputBytes?: number;
+  /** Between SIGTERM and SIGKILL of a timed-out group (default 1000 ms). */
+  killGraceMs?: number;
+}
+
+export interface HandlerOutcome extends RawOutcome {
+  aborted: boolean;
+  /** Some output went over the cap and was dropped. */
+  truncated: boolean;
+  droppedBytes: number;
+  durationMs: number;
+  verdict: NormalizedVerdict;
+}
+
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+
+/** Runs one handler with the hook input and interprets what it returned under its dialect. */
+export async function runCommandHandler(
+  handler: RunnableHandler,
+  input: object,
+  opts: ExecutorOptions,
+): Promise<HandlerOutcome> {
+  const started = performance.now();
+  const payload = `${JSON.stringify(input)}\n`;
+  const def = handler.definition;
+  const raw =
+    def.type === "command"
+      ? await runProcess(def, payload, handler.timeoutMs, opts)
+      : await runHttp(def, payload, handler.timeoutMs, opts);
+  const verdict = interpret(handler.event, raw, {
+    dialect: handler.dialect,
+    onFailure: handler.onFailure,
+    commandLine: commandLineOf(def),
+  });
+  return { ...raw, durationMs: performance.now() - started, verdict };
+}
+
+type Collected = Omit<HandlerOutcome, "durationMs" | "verdict">;
+
+function commandLineOf(def: HandlerDefinition): string {
+  if (def.type === "http") return def.url;
+  return def.args === undefined ? def.command : [def.command, ...def.args].join(" ");
+}
+
+class Capped {
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  dropped = 0;
+  constructor(private readonly cap: number) {}
+  push(chunk: Buffer): void {
+    const room = this.cap - this.size;
+    if (room <= 0) {
+      this.dropped += chunk.length;
+      return;
+    }
+    const kept = chunk.length <= room ? chunk : chunk.subarray(0, room);
+    this.chunks.push(kept);
+    this.size += kept.length;
+    this.dropped += chunk.length - kept.length;
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString("utf8");
+  }
+}
+
+function runProcess(def: CommandHandlerDef, payload: string, timeoutMs: number, opts: ExecutorOptions) {
+  const cap = opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const out = new Capped(cap);
+  const err = new Capped(cap);
+  const finish = (r: Partial<Collected>): Collected => ({
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    aborted: false,
+    ...r,
+    stdout: out.text(),
+    stderr: err.text(),
+    truncated: out.dropped + err.dropped > 0,
+    droppedBytes: out.dropped + err.dropped,
+  });
+  if (opts.signal?.aborted) return Promise.resolve(finish({ aborted: true }));
+
+  const [file, args] =
+    def.args === undefined
+      ? [def.shell === "bash" ? "bash" : "/bin/sh", ["-c", def.command]]
+      : [
+          substituteProjectDir(def.command, opts.projectDir),
+          def.args.map((a) => substituteProjectDir(a, opts.projectDir)),
+        ];
+
+  return new Promise<Collected>((resolvePromise) => {
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(file, args, {
+        cwd: opts.projectDir,
+        env: hookEnv(opts),
+        stdio: ["pipe", "pipe", "pipe"],
+        // Its own process group, so a timeout can kill everything it started.
+        detached: true,
+      });
+    } catch (e) {
+      resolvePromise(finish({ spawnError: (e as Error).message }));
+      return;
+    }
+    const state: Partial<Collected> = {};
+    let done = false;
+    let terminating = false;
+    let closed = false;
+    const settle = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", onAbort);
+      resolvePromise(finish(state));
+    };
+    const terminate = async (why: "timeout" | "abort") => {
+      if (terminating || done || child.pid === undefined) return;
+      terminating = true;
+      if (why === "timeout") state.timedOut = true;
+      else state.aborted = true;
+      const pgid = child.pid;
+      killGroup(pgid, "SIGTERM");
+      if (!(await waitGroupGone(pgid, opts.killGraceMs ?? 1000))) {
+        killGroup(pgid, "SIGKILL");
+        await waitGroupGone(pgid, 2000);
+      }
+      // A process that left the group (setsid) may still hold our pipes; stop waiting for it.
+      if (!closed) {
+        (child.stdout as Readable).destroy();
+        (child.stderr as Readable).destroy();
+      }
+      settle();
+    };
+    const onAbort = () => void terminate("abort");
+    const timer = setTimeout(() => void terminate("timeout"), timeoutMs);
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
+
+    child.on("error", (e) => {
+      state.spawnError = e.message;
+      if (child.pid === undefined) settle();
+    });
+    child.on("exit", (code, signal) => {
+      state.exitCode = code;
+      state.signal = signal;
+    });
+    child.on("close", (code, signal) => {
+      closed = true;
+      state.exitCode ??= code;
+      state.signal ??= signal;
+      if (!terminating) settle();
+    });
+    (child.stdout as Readable).on("data", (c: Buffer) => out.push(c));
+    (child.stderr as Readable).on("data", (c: Buffer) => err.push(c));
+    // A hook may exit without reading its input: the write then fails with EPIPE, which is fine.
+    child.stdin?.on("error", () => {});
+    child.stdin?.end(payload);
+  });
+}
+
+async function runHttp(def: HttpHandlerDef, payload: string, timeoutMs: number, opts: ExecutorOptions) {
+  const cap = opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const body = new Capped(cap);
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
+  const result = (r: Partial<Collected>): Collected => ({
+    exitCode: null,
+    signal: null,
+    stderr: "",
+    timedOut: false,
+    aborted: false,
+    ...r,
+    stdout: body.text(),
+    truncated: body.dropped > 0,
+    droppedBytes: body.dropped,
+  });
+  if (opts.signal?.aborted) return result({ aborted: true });
+  try {
+    const res = await fetch(def.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...expandHeaders(def, opts.env ?? process.env) },
+      body: payload,
+      signal,
+    });
+    if (res.body) {
+      for await (const chunk of res.body) body.push(Buffer.from(chunk));
+    }
+    const ok = res.status >= 200 && res.status <= 299;
+    return result({ exitCode: ok ? 0 : null, httpStatus: res.status });
+  } catch (e) {
+    if (opts.signal?.aborted) return result({ aborted: true });
+    if (timeout.aborted) return result({ timedOut: true });
+    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+    return result({ spawnError: cause?.code ?? cause?.message ?? (e as Error).message });
+  }
+}
+
+/**
+ * `$VAR` / `${VAR}` in header values resolve only for names in `allowedEnvVars`; any other
+ * name becomes empty, so a repository's hook cannot read arbitrary variables into a request.
+ */
+export function expandHeaders(
+  def: HttpHandlerDef,
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  const allowed = new Set(def.allowedEnvVars ?? []);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(def.headers ?? {})) {
+    out[k] = v.replace(/\$\{(\w+)\}|\$(\w+)/g, (_m, a?: string, b?: string) => {
+      const name = (a ?? b) as string;
+      return allowed.has(name) ? (env[name] ?? "") : "";
+    });
+  }
+  return out;
+}

@@ -1,0 +1,13 @@
+export { type Diagnostic, formatDiagnostic } from "./diagnostics.js";
+export * from "./dialects.js";
+export * from "./dispatch.js";
+export { hookEnv, isProviderCredential, scrubEnv } from "./env.js";
+export * from "./events.js";
+export * from "./executor.js";
+export { type IfRule, ifRuleMatches, parseIfRule } from "./if-rule.js";
+export * from "./matcher.js";
+export * from "./payload.js";
+export { type InterpretOptions, interpret, type RawOutcome } from "./protocol.js";
+export * from "./settings.js";
+export * from "./sources.js";
+export * from "./verdict.js";

@@ -1,0 +1,116 @@
+import type { CommandHookEvent } from "./events.js";
+
+/**
+ * Builders for the JSON a hook reads on stdin, with Claude Code's field names. They take
+ * plain values, not runtime objects, so the runtime, `hooks test` and tests build the same
+ * shapes.
+ */
+
+export type PermissionMode = "default" | "plan" | "acceptEdits" | "auto" | "dontAsk" | "bypassPermissions";
+
+export interface PayloadBase {
+  /** The run's real session id (a sub-agent's own), also exported as `CLAUDE_CODE_SESSION_ID`. */
+  sessionId: string;
+  /** The JSONL transcript materialized for command hooks. */
+  transcriptPath: string;
+  cwd: string;
+  permissionMode?: PermissionMode;
+  runId: string;
+  /** 0 for a top-level run. */
+  depth: number;
+  /** Set inside a sub-agent run. */
+  agent?: { id: string; type: string };
+}
+
+interface ToolCall {
+  toolName: string;
+  toolInput: unknown;
+  toolUseId: string;
+}
+
+interface StopInput {
+  stopHookActive: boolean;
+  /** The final reply; also sent as `response_text`. */
+  lastAssistantMessage: string;
+  /** Consecutive Stop blocks so far in this run. */
+  loopCount: number;
+}
+
+export interface EventInputs {
+  SessionStart: { source: "startup" | "resume" | "clear" | "compact"; model?: string };
+  SessionEnd: { reason: "clear" | "logout" | "prompt_input_exit" | "other" };
+  UserPromptSubmit: { prompt: string };
+  PreToolUse: ToolCall;
+  PermissionRequest: Omit<ToolCall, "toolUseId"> & { permissionSuggestions?: unknown[] };
+  PostToolUse: ToolCall & { toolResponse: unknown; durationMs?: number };
+  PostToolUseFailure: ToolCall & { error: string; isInterrupt?: boolean; durationMs?: number };
+  Stop: StopInput;
+  SubagentStop: StopInput & { agentId: string; agentType: string; agentTranscriptPath?: string };
+  SubagentStart: { agentId: string; agentType: string };
+  PreCompact: { trigger: "manual" | "auto"; customInstructions?: string };
+  PostCompact: { trigger: "manual" | "auto"; compactSummary: string };
+  Notification: { message: string; notificationType: string; title?: string };
+}
+
+export type HookPayload = Readonly<Record<string, unknown>> & {
+  readonly session_id: string;
+  readonly hook_event_name: CommandHookEvent;
+};
+
+type Builder<E extends CommandHookEvent> = (i: EventInputs[E]) => Record<string, unknown>;
+
+const tool = (i: ToolCall) => ({ tool_name: i.toolName, tool_input: i.toolInput, tool_use_id: i.toolUseId });
+const stop = (i: StopInput) => ({
+  stop_hook_active: i.stopHookActive,
+  last_assistant_message: i.lastAssistantMessage,
+  response_text: i.lastAssistantMessage,
+  loop_count: i.loopCount,
+});
+const defined = (o: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Record<string, unknown>;
+
+const BUILDERS: { [E in CommandHookEvent]: Builder<E> } = {
+  SessionStart: (i) => defined({ source: i.source, model: i.model }),
+  SessionEnd: (i) => ({ reason: i.reason }),
+  UserPromptSubmit: (i) => ({ prompt: i.prompt }),
+  PreToolUse: tool,
+  PermissionRequest: (i) =>
+    defined({ tool_name: i.toolName, tool_input: i.toolInput, permission_suggestions: i.permissionSuggestions }),
+  PostToolUse: (i) => defined({ ...tool(i), tool_response: i.toolResponse, duration_ms: i.durationMs }),
+  PostToolUseFailure: (i) =>
+    defined({ ...tool(i), error: i.error, is_interrupt: i.isInterrupt, duration_ms: i.durationMs }),
+  Stop: stop,
+  SubagentStop: (i) =>
+    defined({
+      ...stop(i),
+      agent_id: i.agentId,
+      agent_type: i.agentType,
+      agent_transcript_path: i.agentTranscriptPath,
+    }),
+  SubagentStart: (i) => ({ agent_id: i.agentId, agent_type: i.agentType }),
+  PreCompact: (i) => ({ trigger: i.trigger, custom_instructions: i.customInstructions ?? "" }),
+  PostCompact: (i) => ({ trigger: i.trigger, compact_summary: i.compactSummary }),
+  Notification: (i) => defined({ message: i.message, title: i.title, notification_type: i.notificationType }),
+};
+
+export function buildPayload<E extends CommandHookEvent>(
+  event: E,
+  base: PayloadBase,
+  input: EventInputs[E],
+): HookPayload {
+  const common: Record<string, unknown> = {
+    session_id: base.sessionId,
+    transcript_path: base.transcriptPath,
+    cwd: base.cwd,
+    hook_event_name: event,
+    permission_mode: base.permissionMode ?? "default",
+    run_id: base.runId,
+    depth: base.depth,
+  };
+  if (base.agent) {
+    common.agent_id = base.agent.id;
+    common.agent_type = base.agent.type;
+  }
+  const builder = BUILDERS[event] as Builder<E>;
+  return Object.freeze({ ...common, ...builder(input) }) as HookPayload;
+}

@@ -1,0 +1,82 @@
+import { z } from "zod";
+import { DIALECTS } from "./dialects.js";
+
+/**
+ * Schemas for the Claude Code `hooks` block and for Gatehouse's `commandHooks` options.
+ * Handler schemas list every field they accept: the loader reports any other key as an
+ * error, because a silently ignored `timeout_ms` is how hooks end up never timing out.
+ */
+
+export const SOURCE_NAMES = ["user", "project", "local", "config", "cli", "code-puppy"] as const;
+export type SourceName = (typeof SOURCE_NAMES)[number];
+
+export const OnFailureSchema = z.enum(["continue", "block"]);
+export type OnFailure = z.infer<typeof OnFailureSchema>;
+
+const common = {
+  timeout: z.number().positive().optional(),
+  if: z.string().min(1).optional(),
+  onFailure: OnFailureSchema.optional(),
+  // Accepted for Claude Code compatibility; Gatehouse has no spinner and no skill scope.
+  statusMessage: z.string().optional(),
+  once: z.boolean().optional(),
+};
+
+export const commandHandlerShape = {
+  type: z.literal("command"),
+  command: z.string().min(1),
+  args: z.array(z.string()).optional(),
+  shell: z.enum(["sh", "bash", "powershell"]).optional(),
+  async: z.boolean().optional(),
+  asyncRewake: z.boolean().optional(),
+  ...common,
+};
+
+export const httpHandlerShape = {
+  type: z.literal("http"),
+  url: z.url({ protocol: /^https?$/ }),
+  headers: z.record(z.string(), z.string()).optional(),
+  allowedEnvVars: z.array(z.string()).optional(),
+  ...common,
+};
+
+/** Fields Code Puppy's hooks.json adds; accepted only in `code-puppy` dialect sources. */
+export const codePuppyExtraShape = {
+  enabled: z.boolean().optional(),
+  id: z.string().optional(),
+};
+
+export const CommandHandlerSchema = z.strictObject(commandHandlerShape);
+export const HttpHandlerSchema = z.strictObject(httpHandlerShape);
+export const HandlerSchema = z.discriminatedUnion("type", [CommandHandlerSchema, HttpHandlerSchema]);
+
+export type CommandHandlerDef = z.infer<typeof CommandHandlerSchema>;
+export type HttpHandlerDef = z.infer<typeof HttpHandlerSchema>;
+export type HandlerDefinition = CommandHandlerDef | HttpHandlerDef;
+
+export const MatcherGroupSchema = z.strictObject({
+  matcher: z.string().optional(),
+  hooks: z.array(z.unknown()),
+});
+
+/** The `hooks` key of a settings file: event name → matcher groups. */
+export const HooksBlockSchema = z.record(z.string(), z.array(MatcherGroupSchema));
+
+/** A whole Claude Code settings file; keys other than hooks belong to Claude Code and pass through. */
+export const SettingsFileSchema = z.looseObject({
+  hooks: HooksBlockSchema.optional(),
+  disableAllHooks: z.boolean().optional(),
+});
+
+/** `commandHooks` in gatehouse.json. */
+export const CommandHooksConfigSchema = z.strictObject({
+  /** Dialect per source; the `code-puppy` source defaults to `code-puppy`, every other to `claude`. */
+  dialects: z.partialRecord(z.enum(SOURCE_NAMES), z.enum(DIALECTS)).optional(),
+  /** Read ~/.code_puppy/hooks.json as the `code-puppy` source. */
+  codePuppy: z.boolean().optional(),
+  /** Default for handlers without their own `onFailure`. */
+  onFailure: OnFailureSchema.optional(),
+  /** Credential variables to keep in hook environments (they are removed by default). */
+  passEnv: z.array(z.string()).optional(),
+});
+export type CommandHooksConfig = z.infer<typeof CommandHooksConfigSchema>;

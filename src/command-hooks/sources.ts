@@ -1,0 +1,341 @@
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { type Diagnostic, joinPath } from "./diagnostics.js";
+import { type Dialect, timeoutMsFor } from "./dialects.js";
+import { type CommandHookEvent, EVENT_SPECS, FOREIGN_CLAUDE_EVENTS, isCommandHookEvent } from "./events.js";
+import { type CompiledMatcher, compileMatcher } from "./matcher.js";
+import type { HandlerDefinition, OnFailure, SourceName } from "./settings.js";
+import { type Diag, validateHandler } from "./validate.js";
+
+/** One handler as configured, with everything the dispatcher needs to run it. */
+export interface ConfiguredHandler {
+  /** Stable id: `<source>:<JSON path>`. */
+  readonly id: string;
+  readonly source: SourceName;
+  readonly file: string;
+  /** JSON path of the handler, e.g. `hooks.PreToolUse[0].hooks[1]`. */
+  readonly path: string;
+  readonly dialect: Dialect;
+  readonly event: CommandHookEvent;
+  readonly matcher: string | undefined;
+  readonly compiledMatcher: CompiledMatcher;
+  readonly definition: HandlerDefinition;
+  /** The configured timeout in the dialect's unit, converted; or the event's default. */
+  readonly timeoutMs: number;
+  /** The handler's own `onFailure`, else `commandHooks.onFailure`, else `continue`. */
+  readonly onFailure: OnFailure;
+  /** Handlers with equal keys are one handler: it runs once per event. */
+  readonly dedupKey: string;
+}
+
+export interface LoadCommandHookSourcesOptions {
+  projectDir: string;
+  /** Injected so tests (and `--home`) never read the real one. */
+  homeDir: string;
+  /** gatehouse.json's `hooks` block. Keys starting with a lowercase letter are engine settings and skipped. */
+  configHooks?: { file: string; hooks?: unknown; disableAllHooks?: unknown };
+  /** `--settings FILE|JSON`: inline JSON when it starts with `{`, else a path. */
+  cliSettings?: string;
+  /** Where a relative `--settings` path is resolved (default: projectDir). */
+  cwd?: string;
+  /** Read ~/.code_puppy/hooks.json (`commandHooks.codePuppy`). */
+  codePuppy?: boolean;
+  dialects?: Partial<Record<SourceName, Dialect>>;
+  /** `commandHooks.onFailure`. */
+  onFailure?: OnFailure;
+  /** PATH used to check that programs exist (default: process.env.PATH). */
+  pathVar?: string;
+  /** Check that each command's program exists and is executable (default true). */
+  checkPrograms?: boolean;
+}
+
+export interface LoadedCommandHooks {
+  readonly handlers: ConfiguredHandler[];
+  readonly diagnostics: Diagnostic[];
+  /** True when the effective `disableAllHooks` turned every handler off. */
+  readonly disabled: boolean;
+}
+
+interface RawSource {
+  name: SourceName;
+  file: string;
+  /** The parsed JSON root, or undefined when the file does not exist. */
+  root: unknown;
+  /** Where the event map is: `hooks` of the root, or the root itself. */
+  hooksAt: "hooks" | "root-or-hooks";
+}
+
+/**
+ * Reads every hook source in the fixed order (user, project, local, config, cli,
+ * code-puppy), validates it, and returns the handlers in that order with diagnostics that
+ * name the file and JSON path of each problem. Missing files are not an error.
+ */
+export function loadCommandHookSources(opts: LoadCommandHookSourcesOptions): LoadedCommandHooks {
+  const diagnostics: Diagnostic[] = [];
+  const sources = readSources(opts, diagnostics);
+
+  const disabled = effectiveDisableAll(sources, diagnostics);
+  const handlers: ConfiguredHandler[] = [];
+  const seen = new Set<string>();
+  for (const src of sources) {
+    const dialect = opts.dialects?.[src.name] ?? (src.name === "code-puppy" ? "code-puppy" : "claude");
+    for (const h of loadSource(src, dialect, opts, diagnostics)) {
+      const key = `${h.event}\0${h.matcher ?? ""}\0${h.dedupKey}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      handlers.push(h);
+    }
+  }
+  return { handlers: disabled ? [] : handlers, diagnostics, disabled };
+}
+
+function readSources(opts: LoadCommandHookSourcesOptions, diagnostics: Diagnostic[]): RawSource[] {
+  const claude = (name: SourceName, file: string): RawSource => ({
+    name,
+    file,
+    root: readJsonFile(file, diagnostics),
+    hooksAt: "hooks",
+  });
+  const sources = [
+    claude("user", join(opts.homeDir, ".claude", "settings.json")),
+    claude("project", join(opts.projectDir, ".claude", "settings.json")),
+    claude("local", join(opts.projectDir, ".claude", "settings.local.json")),
+  ];
+  if (opts.configHooks !== undefined) {
+    const { file, hooks, disableAllHooks } = opts.configHooks;
+    const root: Record<string, unknown> = {};
+    if (hooks !== undefined) root.hooks = hooks;
+    if (disableAllHooks !== undefined) root.disableAllHooks = disableAllHooks;
+    sources.push({ name: "config", file, root, hooksAt: "hooks" });
+  }
+  if (opts.cliSettings !== undefined) {
+    const text = opts.cliSettings.trim();
+    if (text.startsWith("{")) {
+      sources.push({
+        name: "cli",
+        file: "--settings",
+        root: parseJson(text, "--settings", diagnostics),
+        hooksAt: "hooks",
+      });
+    } else {
+      sources.push(claude("cli", resolve(opts.cwd ?? opts.projectDir, text)));
+      if (sources.at(-1)?.root === undefined) {
+        diagnostics.push({ level: "error", file: text, path: "", message: "--settings file not found" });
+      }
+    }
+  }
+  if (opts.codePuppy) {
+    const file = join(opts.homeDir, ".code_puppy", "hooks.json");
+    sources.push({ name: "code-puppy", file, root: readJsonFile(file, diagnostics), hooksAt: "root-or-hooks" });
+  }
+  return sources;
+}
+
+function readJsonFile(file: string, diagnostics: Diagnostic[]): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    diagnostics.push({ level: "error", file, path: "", message: `cannot read: ${(e as Error).message}` });
+    return undefined;
+  }
+  return parseJson(text, file, diagnostics);
+}
+
+function parseJson(text: string, file: string, diagnostics: Diagnostic[]): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    diagnostics.push({ level: "error", file, path: "", message: `invalid JSON: ${(e as Error).message}` });
+    return undefined;
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Scalar precedence as in Claude Code, highest first: cli > config > local > project > user. */
+function effectiveDisableAll(sources: RawSource[], diagnostics: Diagnostic[]): boolean {
+  let value = false;
+  for (const src of sources) {
+    if (src.name === "code-puppy" || !isObject(src.root) || !("disableAllHooks" in src.root)) continue;
+    const v = src.root.disableAllHooks;
+    if (typeof v === "boolean") value = v;
+    else {
+      diagnostics.push({ level: "error", file: src.file, path: "disableAllHooks", message: "must be true or false" });
+    }
+  }
+  return value;
+}
+
+function loadSource(
+  src: RawSource,
+  dialect: Dialect,
+  opts: LoadCommandHookSourcesOptions,
+  diagnostics: Diagnostic[],
+): ConfiguredHandler[] {
+  if (src.root === undefined) return [];
+  const diag = (level: Diagnostic["level"], path: string, message: string) =>
+    diagnostics.push({ level, file: src.file, path, message });
+  if (!isObject(src.root)) {
+    diag("error", "", "settings must be a JSON object");
+    return [];
+  }
+  let base = "hooks";
+  let block: unknown = src.root.hooks;
+  if (src.hooksAt === "root-or-hooks" && !("hooks" in src.root)) {
+    base = "";
+    block = src.root;
+  }
+  if (block === undefined) return [];
+  if (!isObject(block)) {
+    diag("error", base, "must be an object mapping event names to matcher groups");
+    return [];
+  }
+  const out: ConfiguredHandler[] = [];
+  for (const [eventName, groups] of Object.entries(block)) {
+    const eventPath = joinPath(base, eventName);
+    if (src.name === "config" && /^[a-z]/.test(eventName)) continue;
+    if (dialect === "code-puppy" && eventName.startsWith("_")) continue;
+    if (!isCommandHookEvent(eventName)) {
+      if (FOREIGN_CLAUDE_EVENTS.includes(eventName)) {
+        diag("warning", eventPath, `Claude Code event "${eventName}" is not fired by Gatehouse; its hooks never run`);
+      } else {
+        diag("error", eventPath, `unknown event "${eventName}"${suggestEvent(eventName)}`);
+      }
+      continue;
+    }
+    if (!Array.isArray(groups)) {
+      diag("error", eventPath, "must be an array of matcher groups");
+      continue;
+    }
+    groups.forEach((group, gi) => {
+      out.push(...loadGroup(src, dialect, eventName, group, joinPath(eventPath, gi), opts, diag));
+    });
+  }
+  return out;
+}
+
+function loadGroup(
+  src: RawSource,
+  dialect: Dialect,
+  event: CommandHookEvent,
+  group: unknown,
+  groupPath: string,
+  opts: LoadCommandHookSourcesOptions,
+  diag: Diag,
+): ConfiguredHandler[] {
+  if (!isObject(group)) {
+    diag("error", groupPath, "a matcher group must be an object { matcher?, hooks: [...] }");
+    return [];
+  }
+  for (const key of Object.keys(group)) {
+    if (key !== "matcher" && key !== "hooks") diag("error", joinPath(groupPath, key), `unknown field "${key}"`);
+  }
+  const matcherPath = joinPath(groupPath, "matcher");
+  let matcher: string | undefined;
+  if (group.matcher !== undefined && typeof group.matcher !== "string") {
+    diag("error", matcherPath, "matcher must be a string");
+    return [];
+  }
+  matcher = group.matcher as string | undefined;
+  const spec = EVENT_SPECS[event];
+  if (spec.matcherField === null && matcher !== undefined && matcher !== "" && matcher !== "*") {
+    diag(
+      "warning",
+      matcherPath,
+      `${event} has no matcher; "${matcher}" is ignored and the hooks run for every ${event}`,
+    );
+    matcher = undefined;
+  }
+  let compiledMatcher: CompiledMatcher;
+  try {
+    compiledMatcher = compileMatcher(matcher);
+  } catch (e) {
+    diag("error", matcherPath, `invalid regex "${matcher}": ${(e as Error).message}; this group never runs`);
+    return [];
+  }
+  const hooksPath = joinPath(groupPath, "hooks");
+  if (!Array.isArray(group.hooks)) {
+    diag("error", hooksPath, "hooks must be an array of handlers");
+    return [];
+  }
+  const out: ConfiguredHandler[] = [];
+  group.hooks.forEach((raw, hi) => {
+    const path = joinPath(hooksPath, hi);
+    const definition = validateHandler(raw, {
+      path,
+      dialect,
+      event,
+      projectDir: opts.projectDir,
+      pathVar: opts.pathVar,
+      checkPrograms: opts.checkPrograms,
+      diag,
+    });
+    if (definition === undefined) return;
+    out.push({
+      id: `${src.name}:${path}`,
+      source: src.name,
+      file: src.file,
+      path,
+      dialect,
+      event,
+      matcher,
+      compiledMatcher,
+      definition,
+      timeoutMs: timeoutMsFor(dialect, event, definition.timeout),
+      onFailure: definition.onFailure ?? opts.onFailure ?? "continue",
+      dedupKey: dedupKey(definition, dialect),
+    });
+  });
+  return out;
+}
+
+/**
+ * Same program, same argv (or URL), same dialect = same handler. Timeout, `if` and
+ * onFailure are not part of the key: the first source's copy runs, with its settings.
+ */
+export function dedupKey(def: HandlerDefinition, dialect: Dialect): string {
+  const what = def.type === "command" ? JSON.stringify([def.command, def.args ?? null, def.shell ?? "sh"]) : def.url;
+  return `${def.type}\0${dialect}\0${what}`;
+}
+
+function suggestEvent(name: string): string {
+  const lower = name.toLowerCase();
+  const near = Object.keys(EVENT_SPECS).find((e) => e.toLowerCase() === lower);
+  return near ? ` (did you mean "${near}"?)` : "";
+}
+
+export interface ConfigureHandlerOptions {
+  event: CommandHookEvent;
+  matcher?: string;
+  dialect?: Dialect;
+  source?: SourceName;
+  file?: string;
+  path?: string;
+  onFailure?: OnFailure;
+}
+
+/**
+ * A handler built in code rather than read from a file (`hooks test`, tests, embedders).
+ * Throws on an invalid matcher regex instead of reporting a diagnostic.
+ */
+export function configureHandler(definition: HandlerDefinition, o: ConfigureHandlerOptions): ConfiguredHandler {
+  const dialect = o.dialect ?? "claude";
+  const source = o.source ?? "config";
+  const path = o.path ?? `hooks.${o.event}[0].hooks[0]`;
+  return {
+    id: `${source}:${path}`,
+    source,
+    file: o.file ?? "(inline)",
+    path,
+    dialect,
+    event: o.event,
+    matcher: o.matcher,
+    compiledMatcher: compileMatcher(o.matcher),
+    definition,
+    timeoutMs: timeoutMsFor(dialect, o.event, definition.timeout),
+    onFailure: definition.onFailure ?? o.onFailure ?? "continue",
+    dedupKey: dedupKey(definition, dialect),
+  };
+}

@@ -1,0 +1,113 @@
+import { z } from "zod";
+import { type Diagnostic, joinPath, programProblem } from "./diagnostics.js";
+import { DIALECT_SPECS, type Dialect, suspiciousTimeout } from "./dialects.js";
+import { type CommandHookEvent, EVENT_SPECS } from "./events.js";
+import { parseIfRule } from "./if-rule.js";
+import { codePuppyExtraShape, commandHandlerShape, type HandlerDefinition, httpHandlerShape } from "./settings.js";
+
+export type Diag = (level: Diagnostic["level"], path: string, message: string) => void;
+
+export interface HandlerContext {
+  /** JSON path of the handler. */
+  path: string;
+  dialect: Dialect;
+  event: CommandHookEvent;
+  projectDir: string;
+  pathVar: string | undefined;
+  checkPrograms: boolean | undefined;
+  diag: Diag;
+}
+
+const UNSUPPORTED_TYPES = new Set(["prompt", "agent", "mcp_tool"]);
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * One handler checked field by field. Returns the definition when it can run (unknown
+ * fields are reported but do not stop a guard from running), undefined when it cannot.
+ */
+export function validateHandler(raw: unknown, c: HandlerContext): HandlerDefinition | undefined {
+  const { path, dialect, diag } = c;
+  if (!isObject(raw)) {
+    diag("error", path, "a handler must be an object with a type");
+    return undefined;
+  }
+  const type = raw.type;
+  if (typeof type === "string" && UNSUPPORTED_TYPES.has(type)) {
+    diag("warning", joinPath(path, "type"), `handler type "${type}" is not supported yet; this handler never runs`);
+    return undefined;
+  }
+  if (type !== "command" && type !== "http") {
+    diag("error", joinPath(path, "type"), `type must be "command" or "http" (got ${JSON.stringify(type)})`);
+    return undefined;
+  }
+  const shape = {
+    ...(type === "command" ? commandHandlerShape : httpHandlerShape),
+    ...(dialect === "code-puppy" ? codePuppyExtraShape : {}),
+  };
+  for (const key of Object.keys(raw)) {
+    if (!Object.hasOwn(shape, key)) {
+      diag("error", joinPath(path, key), `unknown field "${key}" for a ${type} handler${fieldHint(key, dialect)}`);
+    }
+  }
+  const parsed = z.object(shape).safeParse(raw);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const p = issue.path.reduce<string>((acc, k) => joinPath(acc, typeof k === "symbol" ? String(k) : k), path);
+      diag("error", p, `${issue.message}; this handler never runs`);
+    }
+    return undefined;
+  }
+  const data = parsed.data as HandlerDefinition & { enabled?: boolean; id?: string };
+  if (data.enabled === false) return undefined;
+  const { enabled: _e, id: _i, ...definition } = data;
+  return checkSemantics(definition as HandlerDefinition, c);
+}
+
+function checkSemantics(def: HandlerDefinition, c: HandlerContext): HandlerDefinition | undefined {
+  const { path, dialect, event, diag } = c;
+  const spec = EVENT_SPECS[event];
+  if (def.timeout !== undefined) {
+    const problem = suspiciousTimeout(dialect, def.timeout);
+    if (problem) diag("warning", joinPath(path, "timeout"), problem);
+  }
+  if (def.if !== undefined) {
+    if (!spec.toolEvent) {
+      diag("warning", joinPath(path, "if"), `"if" applies only to tool events; on ${event} this handler never runs`);
+      return undefined;
+    }
+    if (parseIfRule(def.if) === undefined) {
+      diag("error", joinPath(path, "if"), `"${def.if}" is not a permission rule like Bash(git *) or Edit(*.ts)`);
+      return undefined;
+    }
+  }
+  if (def.onFailure === "block" && !spec.failureCanBlock) {
+    diag("warning", joinPath(path, "onFailure"), `onFailure "block" has no effect on ${event}`);
+  }
+  if (def.type === "command") {
+    if (def.shell === "powershell") {
+      diag("error", joinPath(path, "shell"), "PowerShell hooks are not supported; this handler never runs");
+      return undefined;
+    }
+    if (def.async || def.asyncRewake) {
+      diag(
+        "warning",
+        joinPath(path, def.async ? "async" : "asyncRewake"),
+        "async hooks run synchronously in Gatehouse",
+      );
+    }
+    if (c.checkPrograms !== false) {
+      const problem = programProblem(def.command, def.args !== undefined, c.projectDir, c.pathVar ?? process.env.PATH);
+      if (problem) diag("error", joinPath(path, "command"), problem);
+    }
+  }
+  return def;
+}
+
+function fieldHint(key: string, dialect: Dialect): string {
+  if (/^timeout/i.test(key)) {
+    return ` (use "timeout", in ${DIALECT_SPECS[dialect].timeoutUnit === "s" ? "seconds" : "milliseconds"})`;
+  }
+  if (key === "enabled" || key === "id") return ' (a Code Puppy field; set this source\'s dialect to "code-puppy")';
+  return "";
+}
