@@ -6,7 +6,8 @@
 export interface Deadline {
   settled: boolean;
   readonly at: number;
-  readonly expire: () => void;
+  /** Dropped once settled, so a settled entry waiting in the FIFO holds nothing of its handler. */
+  expire: (() => void) | undefined;
 }
 
 export class DeadlineQueue {
@@ -31,7 +32,14 @@ export class DeadlineQueue {
   settle(entry: Deadline): boolean {
     if (entry.settled) return false;
     entry.settled = true;
-    if (--this.pending === 0) this.timer?.unref();
+    entry.expire = undefined;
+    if (--this.pending === 0) {
+      // Everything queued is settled: forget it now rather than when the timer next fires
+      // (up to a whole timeout later), or a busy hook retains every deadline of that window.
+      this.entries.length = 0;
+      this.head = 0;
+      this.timer?.unref();
+    }
     return true;
   }
 
@@ -49,9 +57,11 @@ export class DeadlineQueue {
       if (!entry.settled && entry.at > now) break;
       this.head++;
       if (!entry.settled) {
+        const expire = entry.expire as () => void;
         entry.settled = true;
+        entry.expire = undefined;
         this.pending--;
-        entry.expire();
+        expire();
       }
     }
     if (this.head === entries.length) {
