@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, test } from "node:test";
@@ -95,6 +96,15 @@ describe("Edit", () => {
   test("a binary file is refused", async (t) => {
     const { dir, file } = await fileWith(t, "a\0b");
     await toolError(edit.execute({ file_path: file, old_string: "a", new_string: "c" }, toolCtx(dir)), /binary/);
+  });
+
+  test("a FIFO is refused instead of blocking", async (t) => {
+    const dir = await tempDir(t);
+    execFileSync("mkfifo", [path.join(dir, "pipe")]);
+    await toolError(
+      edit.execute({ file_path: "pipe", old_string: "a", new_string: "b" }, toolCtx(dir)),
+      /not a regular file/,
+    );
   });
 
   test("normalizeInput makes file_path absolute", async (t) => {

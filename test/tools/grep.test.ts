@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { mkdir, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, type TestContext, test } from "node:test";
@@ -107,6 +108,13 @@ describe("Grep", () => {
     });
     const out = await grep.execute({ pattern: "needle" }, toolCtx(dir));
     assert.deepEqual(out.filenames, [path.join(dir, "src/ok.txt")]);
+  });
+
+  test("a FIFO in the tree is skipped instead of blocking the search", async (t) => {
+    const dir = await tree(t, { "a.txt": "needle" });
+    execFileSync("mkfifo", [path.join(dir, "pipe")]);
+    const out = await grep.execute({ pattern: "needle" }, toolCtx(dir));
+    assert.deepEqual(out.filenames, [path.join(dir, "a.txt")]);
   });
 
   test("head_limit and offset page through results and report the applied limit", async (t) => {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, test } from "node:test";
@@ -115,6 +116,12 @@ describe("Read", () => {
     const dir = await tempDir(t);
     await mkdir(path.join(dir, "sub"));
     await toolError(read.execute({ file_path: "sub" }, toolCtx(dir)), /is a directory/);
+  });
+
+  test("a FIFO is refused instead of blocking on open", async (t) => {
+    const dir = await tempDir(t);
+    execFileSync("mkfifo", [path.join(dir, "pipe")]);
+    await toolError(read.execute({ file_path: "pipe" }, toolCtx(dir)), /not a regular file/);
   });
 
   test("a missing file is an error naming the absolute path", async (t) => {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, test } from "node:test";
@@ -33,6 +34,12 @@ describe("Write", () => {
     const dir = await tempDir(t);
     await mkdir(path.join(dir, "sub"));
     await toolError(write.execute({ file_path: "sub", content: "x" }, toolCtx(dir)), /is a directory/);
+  });
+
+  test("a FIFO is refused instead of blocking", async (t) => {
+    const dir = await tempDir(t);
+    execFileSync("mkfifo", [path.join(dir, "pipe")]);
+    await toolError(write.execute({ file_path: "pipe", content: "x" }, toolCtx(dir)), /not a regular file/);
   });
 
   test("a parent that is a file is an error, not a crash", async (t) => {

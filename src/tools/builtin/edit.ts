@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { z } from "zod";
 import { type Tool, ToolError } from "../types.js";
-import { asToolError, resolvePath } from "./fs-util.js";
+import { assertRegularFileOrMissing, asToolError, resolvePath } from "./fs-util.js";
 
 export const EditInputSchema = z.object({
   file_path: z.string().min(1).describe("The absolute path to the file to modify"),
@@ -39,6 +39,7 @@ export function createEditTool(): Tool<EditInput, EditOutput> {
         throw new ToolError("No changes to make: old_string and new_string are exactly the same.");
       }
       try {
+        await assertRegularFileOrMissing(file);
         const original = await readFile(file, { encoding: "utf8", signal: ctx.signal }).catch((err: unknown) => {
           // Claude Code's convention: an empty old_string on a missing file creates it.
           if (oldString === "" && (err as NodeJS.ErrnoException).code === "ENOENT") return null;

@@ -1,5 +1,5 @@
 import type { FileHandle } from "node:fs/promises";
-import { open } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
 import { ToolError } from "../types.js";
@@ -63,4 +63,18 @@ export function asToolError(err: unknown, file: string): Error {
   if (err instanceof ToolError) return err;
   if (err instanceof Error && err.name === "AbortError") return err;
   return fsToolError(err, file);
+}
+
+/**
+ * Fails unless `file` is a regular file or does not exist yet. Checked before reading or
+ * writing, because opening a FIFO blocks until the other end appears.
+ */
+export async function assertRegularFileOrMissing(file: string): Promise<void> {
+  const info = await stat(file).catch((err: unknown) => {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw err;
+  });
+  if (info === null || info.isFile()) return;
+  if (info.isDirectory()) throw new ToolError(`${file} is a directory, not a file`);
+  throw new ToolError(`${file} is not a regular file`);
 }

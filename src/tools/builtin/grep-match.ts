@@ -71,7 +71,8 @@ export const FILE_TYPES: Readonly<Record<string, readonly string[]>> = {
 export async function matchFile(file: string, matcher: Matcher, maxFileBytes: number): Promise<FileMatches | null> {
   let buf: Buffer;
   try {
-    if ((await stat(file)).size > maxFileBytes) return null;
+    const info = await stat(file);
+    if (!info.isFile() || info.size > maxFileBytes) return null; // a FIFO would block the read
     buf = await readFile(file);
   } catch {
     return null; // vanished or unreadable since the walk: not worth failing the whole search

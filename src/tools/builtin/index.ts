@@ -25,7 +25,7 @@ export interface BuiltinToolOptions {
  * which it needs to start child runs.)
  */
 export function builtinTools(options: BuiltinToolOptions = {}): Tool[] {
-  const tools = [
+  return [
     createReadTool(options.read),
     createWriteTool(),
     createEditTool(),
@@ -33,6 +33,4 @@ export function builtinTools(options: BuiltinToolOptions = {}): Tool[] {
     createGlobTool(options.glob),
     createGrepTool(options.grep),
   ];
-  // Each tool is typed by its own input; the registry holds them behind the erased interface.
-  return tools as unknown as Tool[];
 }

@@ -1,9 +1,9 @@
 import { createReadStream } from "node:fs";
-import { open } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { z } from "zod";
 import { type Tool, ToolError } from "../types.js";
-import { asToolError, looksBinary, resolvePath } from "./fs-util.js";
+import { asToolError, resolvePath, sniffBinary } from "./fs-util.js";
 
 export const ReadInputSchema = z.object({
   file_path: z.string().min(1).describe("The absolute path to the file to read"),
@@ -69,22 +69,19 @@ export function createReadTool(options: ReadOptions = {}): Tool<ReadInput, ReadO
       const startLine = Math.max(1, input.offset ?? 1);
       const limit = input.limit ?? defaultLimit;
       try {
-        const handle = await open(file, "r");
-        try {
-          const stat = await handle.stat();
-          if (stat.isDirectory())
-            throw new ToolError(`${file} is a directory, not a file; use Glob or Bash ls to list it`);
-          const ranged = input.offset !== undefined || input.limit !== undefined;
-          if (!ranged && stat.size > maxFileBytes) {
-            throw new ToolError(
-              `File content (${formatKiB(stat.size)}) exceeds the maximum allowed size (${formatKiB(maxFileBytes)}). ` +
-                "Use offset and limit to read specific portions of the file, or Grep to search for specific content.",
-            );
-          }
-          if (await looksBinary(handle)) throw binaryError(file);
-        } finally {
-          await handle.close();
+        // stat before open: opening a FIFO would block until some writer appears.
+        const info = await stat(file);
+        if (info.isDirectory())
+          throw new ToolError(`${file} is a directory, not a file; use Glob or Bash ls to list it`);
+        if (!info.isFile()) throw new ToolError(`${file} is not a regular file`);
+        const ranged = input.offset !== undefined || input.limit !== undefined;
+        if (!ranged && info.size > maxFileBytes) {
+          throw new ToolError(
+            `File content (${formatKiB(info.size)}) exceeds the maximum allowed size (${formatKiB(maxFileBytes)}). ` +
+              "Use offset and limit to read specific portions of the file, or Grep to search for specific content.",
+          );
         }
+        if (await sniffBinary(file)) throw binaryError(file);
         const { lines, totalLines } = await readLineRange(file, startLine - 1, limit, ctx.signal);
         const clipped = lines.map((line) => {
           if (line.includes("\0")) throw binaryError(file);

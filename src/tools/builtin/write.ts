@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { Tool } from "../types.js";
-import { asToolError, resolvePath } from "./fs-util.js";
+import { assertRegularFileOrMissing, asToolError, resolvePath } from "./fs-util.js";
 
 export const WriteInputSchema = z.object({
   file_path: z.string().min(1).describe("The absolute path to the file to write (overwritten if it exists)"),
@@ -30,6 +30,7 @@ export function createWriteTool(): Tool<WriteInput, WriteOutput> {
     async execute(input, ctx) {
       const file = resolvePath(input.file_path, ctx.cwd);
       try {
+        await assertRegularFileOrMissing(file);
         const originalFile = await readFile(file, { encoding: "utf8", signal: ctx.signal }).catch((err: unknown) => {
           if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
           throw err;
