@@ -1,0 +1,131 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { DIALECTS, type Dialect } from "../../src/command-hooks/dialects.js";
+import { COMMAND_HOOK_EVENTS, type CommandHookEvent, EVENT_SPECS } from "../../src/command-hooks/events.js";
+import { runCommandHandler } from "../../src/command-hooks/executor.js";
+import type { NormalizedVerdict } from "../../src/command-hooks/verdict.js";
+import { execHook, execOptions, inputFor, tempDir } from "./helpers.js";
+
+/**
+ * Every event × dialect × exit-code / JSON case, run through a real script (emit.sh prints
+ * what it is told and exits with the given code). The expectations restate each dialect's
+ * contract in plain terms.
+ */
+
+interface Case {
+  name: string;
+  exit: number;
+  stdout?: string;
+  stderr?: string;
+  expect(d: Dialect, e: CommandHookEvent): NormalizedVerdict;
+}
+
+const NO = "guard says no";
+const blockAs = (e: CommandHookEvent) => {
+  const k = EVENT_SPECS[e].decision;
+  return k === "none" ? undefined : k === "block" ? "block" : "deny";
+};
+const canBlock = (e: CommandHookEvent) => blockAs(e) !== undefined;
+const blocked = (e: CommandHookEvent, reason: string): NormalizedVerdict => ({ decision: blockAs(e), reason });
+const has = (e: CommandHookEvent, f: "continue" | "systemMessage") => EVENT_SPECS[e].fields.has(f);
+const cpContextEvents = new Set<CommandHookEvent>(["PreToolUse", "UserPromptSubmit", "SessionStart"]);
+
+const CASES: Case[] = [
+  { name: "exit 0, no output: no decision", exit: 0, expect: () => ({}) },
+  {
+    name: "exit 0, plain stdout: context only where the dialect injects it",
+    exit: 0,
+    stdout: "plain words",
+    expect: (d, e) =>
+      (d === "code-puppy" ? cpContextEvents.has(e) : EVENT_SPECS[e].plainStdoutIsContext)
+        ? { additionalContext: "plain words" }
+        : {},
+  },
+  {
+    name: "exit 1 with stderr: a non-blocking error for Claude Code, a block for Code Puppy",
+    exit: 1,
+    stderr: NO,
+    expect: (d, e) => {
+      if (d !== "code-puppy") return { error: "exit" };
+      return canBlock(e) ? blocked(e, NO) : { feedback: NO };
+    },
+  },
+  {
+    name: "exit 2 with stderr: blocks with stderr for Claude Code, feedback for Code Puppy",
+    exit: 2,
+    stderr: NO,
+    expect: (d, e) => (d !== "code-puppy" && canBlock(e) ? blocked(e, NO) : { feedback: NO }),
+  },
+  {
+    name: 'exit 0, JSON decision "block": blocks with the JSON reason (deny on PreToolUse)',
+    exit: 0,
+    stdout: '{"decision":"block","reason":"json says no"}',
+    expect: (d, e) => {
+      const kind = EVENT_SPECS[e].decision;
+      if (d === "code-puppy") return canBlock(e) ? blocked(e, "json says no") : {};
+      return kind === "block" || kind === "permission" ? blocked(e, "json says no") : {};
+    },
+  },
+  {
+    name: "exit 1 with a JSON block: the JSON decides (claude), is ignored (claude-2025), exit 1 blocks (code-puppy)",
+    exit: 1,
+    stdout: '{"decision":"block","reason":"json says no"}',
+    expect: (d, e) => {
+      const kind = EVENT_SPECS[e].decision;
+      if (d === "claude-2025") return { error: "exit" };
+      if (d === "code-puppy") return canBlock(e) ? blocked(e, "json says no") : {};
+      return kind === "block" || kind === "permission" ? blocked(e, "json says no") : {};
+    },
+  },
+  {
+    name: "exit 2 with JSON that does not block: still blocks, with stderr as the reason",
+    exit: 2,
+    stdout: '{"systemMessage":"note"}',
+    stderr: NO,
+    expect: (d, e) => {
+      if (d === "code-puppy") return { feedback: NO };
+      const sys = d === "claude" && has(e, "systemMessage") ? { systemMessage: "note" } : {};
+      return canBlock(e) ? { ...sys, ...blocked(e, NO) } : { ...sys, feedback: NO };
+    },
+  },
+  {
+    name: "exit 0, continue:false: stops the agent (claude), blocks (code-puppy)",
+    exit: 0,
+    stdout: '{"continue":false,"stopReason":"halt"}',
+    expect: (d, e) => {
+      if (d === "code-puppy") return canBlock(e) ? blocked(e, "halt") : {};
+      return has(e, "continue") ? { continue: false, stopReason: "halt" } : {};
+    },
+  },
+  {
+    name: "stdout that starts with { but is not JSON: unparseable, no decision",
+    exit: 0,
+    stdout: "{oops",
+    expect: () => ({ error: "unparseable" }),
+  },
+  { name: "exit 3 without output: a non-blocking error", exit: 3, expect: () => ({ error: "exit" }) },
+];
+
+const project = tempDir();
+
+for (const dialect of DIALECTS) {
+  describe(`protocol matrix, dialect ${dialect}`, () => {
+    for (const event of COMMAND_HOOK_EVENTS) {
+      test(`${event}: every exit code and JSON case gives the dialect's verdict`, async () => {
+        const results = await Promise.all(
+          CASES.map((c) =>
+            runCommandHandler(
+              execHook("emit.sh", [String(c.exit), c.stdout ?? "", c.stderr ?? ""], { event, dialect }),
+              inputFor(event),
+              execOptions(project),
+            ),
+          ),
+        );
+        CASES.forEach((c, i) => {
+          const { errorDetail: _d, ...verdict } = (results[i] as { verdict: NormalizedVerdict }).verdict;
+          assert.deepEqual(verdict, c.expect(dialect, event), `${dialect} ${event}: ${c.name}`);
+        });
+      });
+    }
+  });
+}
