@@ -1,4 +1,42 @@
+// The public API of Gatehouse.
 export * from "./core/message.js";
+export * from "./hooks/index.js";
+export {
+  createEchoModel,
+  createScriptedModel,
+  loadScriptedModel,
+  type ModelSpec,
+  ModelSpecError,
+  resolveModel,
+  type Script,
+  type ScriptInput,
+} from "./models/index.js";
+export * from "./plugins/index.js";
+export {
+  createGatehouse,
+  type Gatehouse,
+  type GatehouseOptions,
+  type PluginSpec,
+  type RunStream,
+} from "./runtime/gatehouse.js";
+export type {
+  ApprovalDecision,
+  ApprovalRequest,
+  Approver,
+  BlockedBy,
+  RunEvent,
+  RunInput,
+  RunOutcome,
+  RunResult,
+} from "./runtime/types.js";
+export {
+  openMemoryStore,
+  openStore,
+  resolveStoreOptions,
+  type SessionStore,
+  type StoreOptions,
+} from "./store/index.js";
+export { builtinTools, connectMcpServers, selectTools } from "./tools/index.js";
 export type { Tool, ToolContext } from "./tools/types.js";
 export { ToolError } from "./tools/types.js";
 export { VERSION } from "./version.js";

@@ -10,6 +10,13 @@ export interface PluginLogger {
   error(message: string): void;
 }
 
+/** A slash command a plugin adds (`/name args`). It answers the turn without the model. */
+export interface PluginCommand {
+  readonly description: string;
+  /** Returns the reply text, or nothing for a silent turn. */
+  run(args: string, ctx: { readonly sessionId: string; readonly runId: string }): string | undefined | Promise<string | undefined>;
+}
+
 export interface PluginApi<Config = unknown> {
   /** The plugin's id as loaded (the configuration may rename it). */
   readonly id: string;
@@ -18,6 +25,8 @@ export interface PluginApi<Config = unknown> {
   readonly logger: PluginLogger;
   /** Registers a handler. Typed from the catalog: the event, ctx and return type are checked. */
   on<K extends HookName>(hook: K, handler: NoInfer<HookHandler<K>>, options?: RegisterOptions): void;
+  /** Adds `/name` to the slash commands. Built-in names (help, reset, compact, status) cannot be taken. */
+  registerCommand(name: string, command: PluginCommand): void;
 }
 
 export interface PluginDefinition<Config = unknown> {

@@ -5,7 +5,7 @@ import type { HookEngine } from "../hooks/engine.js";
 import type { Diagnostic, RegistrationRequest } from "../hooks/registry.js";
 import { describeError, sanitizeLogLine } from "../hooks/sanitize.js";
 import { type PluginEntry, type PluginHookOptions, PluginModuleSchema } from "./config.js";
-import type { PluginApi, PluginDefinition, PluginLogger } from "./define.js";
+import type { PluginApi, PluginCommand, PluginDefinition, PluginLogger } from "./define.js";
 import { applyPermissions } from "./permissions.js";
 
 export interface HostLogger {
@@ -47,6 +47,8 @@ interface Loaded {
  */
 export class PluginHost {
   private readonly loaded = new Map<string, Loaded>();
+  /** Slash commands by name, with the plugin that added them. */
+  readonly commands = new Map<string, PluginCommand & { readonly pluginId: string }>();
   private readonly problems: Diagnostic[] = [];
   private readonly jiti;
   private generation = 0;
@@ -85,12 +87,16 @@ export class PluginHost {
       ]);
     const trusted = options.trusted ?? true;
     const staged: RegistrationRequest[] = [];
+    const stagedCommands = new Map<string, PluginCommand>();
     const api: PluginApi = {
       id,
       config: options.config,
       logger: this.pluginLogger(id),
       on: (hook, handler, registerOptions) => {
         staged.push({ hook, handler: handler as RegistrationRequest["handler"], options: registerOptions });
+      },
+      registerCommand: (name, command) => {
+        stagedCommands.set(name, command);
       },
     };
     try {
@@ -108,6 +114,7 @@ export class PluginHost {
     const grants = options.hooks ?? {};
     const { accepted, refused } = applyPermissions(id, trusted, grants, staged);
     const invalid = this.engine.replacePlugin(id, accepted, grants);
+    const commandProblems = this.swapCommands(id, stagedCommands);
     this.loaded.set(id, {
       info: {
         id,
@@ -119,7 +126,20 @@ export class PluginHost {
       },
       options,
     });
-    return this.record([...refused, ...invalid]);
+    return this.record([...refused, ...invalid, ...commandProblems]);
+  }
+
+  private swapCommands(pluginId: string, staged: ReadonlyMap<string, PluginCommand>): Diagnostic[] {
+    const problems: Diagnostic[] = [];
+    for (const [name, command] of this.commands) if (command.pluginId === pluginId) this.commands.delete(name);
+    for (const [name, command] of staged) {
+      const owner = this.commands.get(name)?.pluginId;
+      if (!/^[a-z][a-z0-9-]*$/.test(name) || RESERVED_COMMANDS.has(name) || owner !== undefined) {
+        const why = owner ? `is already registered by ${owner}` : "must be lowercase letters, digits and dashes, and not a built-in";
+        problems.push({ level: "error", pluginId, code: "bad-command", message: `slash command "/${name}" ${why}` });
+      } else this.commands.set(name, { ...command, pluginId });
+    }
+    return problems;
   }
 
   /** Loads gatehouse.json's `plugins` entries, in order. `baseDir` resolves relative paths. */
@@ -215,6 +235,8 @@ export class PluginHost {
     };
   }
 }
+
+const RESERVED_COMMANDS = new Set(["help", "reset", "compact", "status"]);
 
 function pickDefinition(mod: unknown): unknown {
   if (mod && typeof mod === "object" && "default" in mod && (mod as { default: unknown }).default) {

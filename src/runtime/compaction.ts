@@ -1,0 +1,79 @@
+import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
+import type { Message } from "../core/message.js";
+import { messageText } from "../core/message.js";
+import { collectStream } from "../models/collect.js";
+import { toModelPrompt } from "../models/prompt.js";
+import type { RuntimeDeps } from "./deps.js";
+import type { RunState } from "./state.js";
+
+const SUMMARY_INSTRUCTION =
+  "Summarize the conversation above for your own later use: the user's goals, decisions made, facts learned, files and tools involved, and what is still open. Be concise and complete.";
+
+/** A rough token count (4 characters a token): enough to decide when to compact. */
+export function estimateTokens(messages: readonly Message[]): number {
+  let chars = 0;
+  for (const m of messages)
+    for (const p of m.parts)
+      chars += p.type === "text" || p.type === "reasoning" ? p.text.length : JSON.stringify(p).length;
+  return Math.ceil(chars / 4);
+}
+
+export type CompactionResult =
+  | { readonly status: "compacted"; readonly compactedCount: number }
+  | { readonly status: "nothing" }
+  | { readonly status: "blocked"; readonly pluginId: string };
+
+/**
+ * DESIGN §3 step 8a: summarize all but the most recent messages. `before_compaction` may block
+ * it or add instructions; the summary comes from the run's model and stands in the store for
+ * the range it covers (so a later block of a covered run drops it).
+ */
+export async function compact(
+  deps: RuntimeDeps,
+  state: RunState,
+  trigger: "auto" | "manual",
+  instructions?: string,
+): Promise<CompactionResult> {
+  const range = compactableRange(state.history, deps.config.compaction.keepRecent);
+  if (!range) return { status: "nothing" };
+  const { engine } = deps;
+  const pre = await engine.emit("before_compaction", {
+    messageCount: range.length,
+    tokenCount: estimateTokens(range),
+    trigger,
+  });
+  if (pre.result.block) return { status: "blocked", pluginId: pre.decidedBy?.pluginId ?? "" };
+  const extra = [instructions, pre.result.instructions].filter((t): t is string => !!t);
+  const prompt: LanguageModelV3Prompt = [
+    // Earlier summaries go in too, so the new one carries what they said.
+    ...toModelPrompt(
+      state.history.slice(0, state.history.indexOf(range.at(-1) as Message) + 1),
+      "You write summaries of conversations.",
+    ),
+    { role: "user", content: [{ type: "text", text: [SUMMARY_INSTRUCTION, ...extra].join("\n\n") }] },
+  ];
+  const { stream } = await state.model.model.doStream({ prompt, abortSignal: state.signal });
+  const response = await collectStream(stream);
+  state.addUsage(response.usage);
+  const summary = messageText(response).trim() || "(no summary)";
+  const first = range[0] as Message;
+  const last = range.at(-1) as Message;
+  await deps.store.recordCompaction({ sessionId: state.sessionId, fromSeq: first.seq, toSeq: last.seq, summary });
+  state.setHistory(await deps.store.history(state.sessionId));
+  if (engine.hasHooks("after_compaction"))
+    await engine.emit("after_compaction", { compactedCount: range.length, summary });
+  state.emit({ type: "compacted", compactedCount: range.length });
+  return { status: "compacted", compactedCount: range.length };
+}
+
+/**
+ * The stored messages to summarize: everything before the last `keepRecent`, skipping
+ * summaries already standing in history, and never ending between a tool call and its result.
+ */
+function compactableRange(history: readonly Message[], keepRecent: number): Message[] | undefined {
+  const stored = history.filter((m) => m.role !== "summary");
+  let end = stored.length - keepRecent;
+  while (end > 0 && stored[end]?.role === "tool") end--;
+  const range = stored.slice(0, Math.max(0, end));
+  return range.length >= 2 ? range : undefined;
+}

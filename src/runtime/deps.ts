@@ -1,0 +1,49 @@
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { HookEngine } from "../hooks/engine.js";
+import type { HostLogger } from "../plugins/host.js";
+import type { SessionStore } from "../store/types.js";
+import type { Tool } from "../tools/types.js";
+import type { SlashCommands } from "./slash.js";
+import type { Approver } from "./types.js";
+
+export interface CompactionConfig {
+  /** Compact automatically when the history's estimated tokens exceed this. */
+  readonly contextTokens: number;
+  /** Messages kept verbatim after the summary. */
+  readonly keepRecent: number;
+}
+
+export interface RuntimeConfig {
+  readonly cwd: string;
+  readonly maxSteps: number;
+  readonly systemPrompt: string;
+  readonly compaction: CompactionConfig;
+  /** How long an approval waits for an answer before it counts as a deny. */
+  readonly approvalTimeoutMs: number;
+}
+
+/** A model chosen for a run, with the names hooks report. */
+export interface ResolvedModel {
+  readonly model: LanguageModelV3;
+  readonly provider: string;
+  readonly modelId: string;
+}
+
+export interface ModelResolver {
+  /** The configured model, or the one a `before_model_resolve` override names. */
+  resolve(override?: { modelOverride?: string; providerOverride?: string }): Promise<ResolvedModel>;
+}
+
+/** Everything a run needs, shared by all runs of one Gatehouse instance. */
+export interface RuntimeDeps {
+  readonly engine: HookEngine;
+  readonly store: SessionStore;
+  readonly models: ModelResolver;
+  readonly tools: ReadonlyMap<string, Tool>;
+  readonly config: RuntimeConfig;
+  readonly approver: Approver | undefined;
+  readonly logger: HostLogger;
+  readonly commands: SlashCommands;
+  /** Tools the user allowed "always", per session. */
+  readonly alwaysAllowed: Map<string, Set<string>>;
+}

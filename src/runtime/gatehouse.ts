@@ -1,0 +1,193 @@
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { HookEngine } from "../hooks/engine.js";
+import type { TimeoutOverrides } from "../hooks/registry.js";
+import { resolveModel } from "../models/index.js";
+import type { PluginEntry, PluginHookOptions } from "../plugins/config.js";
+import type { PluginDefinition } from "../plugins/define.js";
+import { type HostLogger, PluginHost } from "../plugins/host.js";
+import { openStore, resolveStoreOptions, type StoreOptions } from "../store/index.js";
+import type { SessionStore } from "../store/types.js";
+import type { Tool } from "../tools/types.js";
+import type { ModelResolver, ResolvedModel, RuntimeConfig, RuntimeDeps } from "./deps.js";
+import { dropEvents, RunEventChannel } from "./events.js";
+import { executeRun } from "./run.js";
+import { SlashCommands } from "./slash.js";
+import type { Approver, RunEvent, RunInput, RunResult } from "./types.js";
+
+/** A plugin handed over in code, with what gatehouse.json would otherwise say about it. */
+export interface PluginSpec {
+  readonly plugin: PluginDefinition;
+  readonly id?: string;
+  readonly config?: unknown;
+  readonly hooks?: PluginHookOptions;
+  /** Plugins given in code are trusted (conversation hooks allowed) unless this says false. */
+  readonly trusted?: boolean;
+}
+
+export interface GatehouseOptions {
+  /** A `provider:model` spec (`scripted:echo`, `openai:gpt-4o`, …) or an AI SDK model. */
+  readonly model: string | LanguageModelV3;
+  readonly plugins?: readonly (PluginDefinition | PluginSpec)[];
+  /** gatehouse.json `plugins` entries (files and packages, not trusted unless granted). */
+  readonly pluginEntries?: readonly PluginEntry[];
+  /** A store, or how to open one. Default: SQLite in `<cwd>/.gatehouse/`. */
+  readonly store?: SessionStore | StoreOptions;
+  readonly tools?: readonly Tool[];
+  readonly approver?: Approver;
+  readonly logger?: HostLogger;
+  readonly config?: Partial<Omit<RuntimeConfig, "compaction">> & {
+    readonly compaction?: Partial<RuntimeConfig["compaction"]>;
+    readonly hooks?: TimeoutOverrides;
+  };
+  /** Where keys and provider settings are read. Default: process.env. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** A streamed run: iterate its events; `result` settles when the run ends. */
+export interface RunStream extends AsyncIterable<RunEvent> {
+  readonly result: Promise<RunResult>;
+}
+
+export interface Gatehouse {
+  run(input: RunInput): Promise<RunResult>;
+  stream(input: RunInput): RunStream;
+  /** Loads plugins, opens the store and resolves the model; `run` calls it for you. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+  readonly engine: HookEngine;
+  readonly plugins: PluginHost;
+  /** The open store (after `ready()`). */
+  readonly store: SessionStore;
+}
+
+const DEFAULTS: RuntimeConfig = {
+  cwd: process.cwd(),
+  maxSteps: 25,
+  systemPrompt: "You are a helpful assistant.",
+  compaction: { contextTokens: 100_000, keepRecent: 6 },
+  approvalTimeoutMs: 60_000,
+};
+
+const stderrLogger: HostLogger = {
+  debug: () => {},
+  info: () => {},
+  warn: (m) => process.stderr.write(`gatehouse: ${m}\n`),
+  error: (m) => process.stderr.write(`gatehouse: ${m}\n`),
+};
+
+export function createGatehouse(options: GatehouseOptions): Gatehouse {
+  const logger = options.logger ?? stderrLogger;
+  const config: RuntimeConfig = {
+    ...DEFAULTS,
+    ...options.config,
+    compaction: { ...DEFAULTS.compaction, ...options.config?.compaction },
+  };
+  const engine = new HookEngine({ logger, ...(options.config?.hooks ? { timeouts: options.config.hooks } : {}) });
+  const plugins = new PluginHost(engine, { cwd: config.cwd, logger });
+  let store: SessionStore | undefined;
+  let deps: RuntimeDeps | undefined;
+  let starting: Promise<RuntimeDeps> | undefined;
+
+  async function start(): Promise<RuntimeDeps> {
+    for (const p of options.plugins ?? []) {
+      const spec: PluginSpec = "plugin" in p ? p : { plugin: p };
+      await plugins.add(spec.plugin, {
+        trusted: spec.trusted ?? true,
+        ...(spec.id === undefined ? {} : { id: spec.id }),
+        config: spec.config,
+        ...(spec.hooks === undefined ? {} : { hooks: spec.hooks }),
+      });
+    }
+    if (options.pluginEntries) await plugins.load(options.pluginEntries, config.cwd);
+    const models = modelResolver(options.model, config.cwd, options.env);
+    await models.resolve();
+    const given = options.store;
+    store =
+      given && "appendMessage" in given
+        ? given
+        : await openStore(
+            given ?? resolveStoreOptions({ projectDir: config.cwd, ...(options.env ? { env: options.env } : {}) }),
+          );
+    return {
+      engine,
+      store,
+      models,
+      tools: new Map((options.tools ?? []).map((t) => [t.name, t])),
+      config,
+      approver: options.approver,
+      logger,
+      commands: new SlashCommands(plugins.commands),
+      alwaysAllowed: new Map(),
+    };
+  }
+
+  async function ready(): Promise<RuntimeDeps> {
+    if (deps) return deps;
+    starting ??= start();
+    deps = await starting;
+    return deps;
+  }
+
+  function stream(input: RunInput): RunStream {
+    const channel = new RunEventChannel();
+    const result = ready()
+      .then((d) => executeRun(d, input, (e) => channel.push(e)))
+      .then((r) => {
+        channel.push({ type: "run-end", result: r });
+        return r;
+      })
+      .finally(() => channel.close());
+    return Object.assign(channel, { result });
+  }
+
+  return {
+    engine,
+    plugins,
+    get store(): SessionStore {
+      if (!store) throw new Error("the store is opened by ready() or the first run");
+      return store;
+    },
+    async ready() {
+      await ready();
+    },
+    async run(input) {
+      return executeRun(await ready(), input, dropEvents);
+    },
+    stream,
+    async close() {
+      await engine.drain();
+      await store?.close();
+    },
+  };
+}
+
+function modelResolver(base: string | LanguageModelV3, cwd: string, env: NodeJS.ProcessEnv | undefined): ModelResolver {
+  const cache = new Map<string, Promise<ResolvedModel>>();
+  const baseSpec = typeof base === "string" ? base : undefined;
+  const load = (spec: string): Promise<ResolvedModel> => {
+    let cached = cache.get(spec);
+    if (!cached) {
+      cached = resolveModel(spec, { cwd, ...(env ? { env } : {}) }).then((model) => ({
+        model,
+        provider: spec.slice(0, spec.indexOf(":")),
+        modelId: model.modelId,
+      }));
+      cache.set(spec, cached);
+    }
+    return cached;
+  };
+  return {
+    resolve(override) {
+      const wanted = override?.modelOverride;
+      if (wanted?.includes(":")) return load(wanted);
+      if (wanted || override?.providerOverride) {
+        const provider = override?.providerOverride ?? baseSpec?.slice(0, baseSpec.indexOf(":"));
+        const id = wanted ?? (typeof base === "string" ? base.slice(base.indexOf(":") + 1) : base.modelId);
+        if (provider) return load(`${provider}:${id}`);
+      }
+      if (baseSpec) return load(baseSpec);
+      const model = base as LanguageModelV3;
+      return Promise.resolve({ model, provider: model.provider, modelId: model.modelId });
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import type { LanguageModelV3FunctionTool } from "@ai-sdk/provider";
+import { type CollectedResponse, collectStream } from "../models/collect.js";
+import type { RuntimeDeps } from "./deps.js";
+import { buildModelPrompt } from "./prompt.js";
+import type { RunState } from "./state.js";
+
+/**
+ * One model call (DESIGN §3 steps 8b–8c): observers hear about it without being awaited; the
+ * answer streams; text is forwarded live only when `liveText` (no output gate is listening).
+ */
+export async function callModel(
+  deps: RuntimeDeps,
+  state: RunState,
+  tools: readonly LanguageModelV3FunctionTool[],
+  liveText: boolean,
+): Promise<CollectedResponse> {
+  const { engine } = deps;
+  const { provider, modelId, model } = state.model;
+  const step = ++state.steps;
+  state.emit({ type: "step-start", step });
+  const prompt = buildModelPrompt(state, deps.tools);
+  if (engine.hasHooks("llm_input"))
+    engine.emit("llm_input", { provider, model: modelId, messages: state.history, systemPrompt: state.systemPrompt() });
+  engine.emit("model_call_started", { provider, model: modelId, step });
+  const started = performance.now();
+  let response: CollectedResponse;
+  try {
+    const { stream } = await model.doStream({
+      prompt,
+      ...(tools.length ? { tools: [...tools] } : {}),
+      abortSignal: state.signal,
+    });
+    response = await collectStream(
+      stream,
+      liveText ? (e) => e.type === "text-delta" && state.emit({ type: "text-delta", delta: e.delta }) : undefined,
+    );
+  } catch (error) {
+    engine.emit("model_call_ended", {
+      provider,
+      model: modelId,
+      step,
+      durationMs: performance.now() - started,
+      error: error instanceof Error ? error.name : "Error",
+    });
+    throw error;
+  }
+  state.addUsage(response.usage);
+  engine.emit("model_call_ended", {
+    provider,
+    model: modelId,
+    step,
+    durationMs: performance.now() - started,
+    usage: plainUsage(response.usage),
+  });
+  if (engine.hasHooks("llm_output"))
+    engine.emit("llm_output", {
+      provider,
+      model: modelId,
+      assistantTexts: response.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])),
+      usage: plainUsage(response.usage),
+    });
+  return response;
+}
+
+function plainUsage(usage: CollectedResponse["usage"]) {
+  return {
+    ...(usage.inputTokens === undefined ? {} : { inputTokens: usage.inputTokens }),
+    ...(usage.outputTokens === undefined ? {} : { outputTokens: usage.outputTokens }),
+    ...(usage.totalTokens === undefined ? {} : { totalTokens: usage.totalTokens }),
+  };
+}

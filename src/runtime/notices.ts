@@ -1,0 +1,15 @@
+/**
+ * Every text Gatehouse itself shows when something was blocked. They name the plugin (so the
+ * user knows whom to ask) and never carry a hook's internal reason.
+ */
+export const notices = {
+  promptBlocked: (pluginId: string) => `Your message was blocked by a policy (${pluginId}).`,
+  responseBlocked: (pluginId: string) => `The response was blocked by a policy (${pluginId}).`,
+  toolBlocked: (toolName: string, pluginId: string, reason?: string) =>
+    `The ${toolName} call was blocked by a policy (${pluginId})${reason ? `: ${reason}` : "."}`,
+  toolWithheld: (toolName: string, pluginId: string, reason?: string) =>
+    `[The output of this ${toolName} call was withheld by a policy (${pluginId})${reason ? `: ${reason}` : ""}. The tool did run.]`,
+  approvalDenied: (toolName: string) => `The ${toolName} call was not approved.`,
+  toolNotAllowed: (toolName: string) => `The tool ${toolName} is not available in this run.`,
+  unknownTool: (toolName: string) => `There is no tool named ${toolName}.`,
+} as const;

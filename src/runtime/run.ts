@@ -1,0 +1,356 @@
+import { randomUUID } from "node:crypto";
+import type { JSONSchema7, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
+import type { Part } from "../core/message.js";
+import { newTraceparent, type RunContext, runWithContext } from "../hooks/run-context.js";
+import { sanitizeLogLine } from "../hooks/sanitize.js";
+import type { MergedResult } from "../hooks/types.js";
+import { toModelTools } from "../models/tools.js";
+import type { Session } from "../store/types.js";
+import type { Tool } from "../tools/types.js";
+import { audit } from "./audit.js";
+import { compact, estimateTokens } from "./compaction.js";
+import type { RuntimeDeps } from "./deps.js";
+import type { EventSink } from "./events.js";
+import { askForRevision } from "./finalize.js";
+import { callModel } from "./model-step.js";
+import { notices } from "./notices.js";
+import { deliver, gateResponse } from "./output.js";
+import { writeMessage } from "./persist.js";
+import { RunState } from "./state.js";
+import { runToolCalls } from "./tool-calls.js";
+import type { RunInput, RunOutcome, RunResult } from "./types.js";
+
+/**
+ * One run = one user turn, in the order of DESIGN §3. Each step below is one function; a step
+ * that ends the turn (a slash command, a claim, a block) returns false and the run goes
+ * straight to its end (step 13), which always happens once the run was admitted.
+ */
+export async function executeRun(deps: RuntimeDeps, input: RunInput, emit: EventSink): Promise<RunResult> {
+  const signal = input.signal ?? new AbortController().signal;
+  // 0. Admission: the session, its run lock (one run per session, across processes), a run id.
+  const { session, created } = await openSession(deps, input);
+  const lock = await deps.store.acquireRunLock(session.id, { signal });
+  try {
+    const run = await deps.store.startRun({
+      sessionId: session.id,
+      trigger: input.trigger ?? "api",
+      ...(input.jobId === undefined ? {} : { jobId: input.jobId }),
+    });
+    const context: RunContext = {
+      sessionId: session.id,
+      sessionKey: session.key ?? session.id,
+      runId: run.id,
+      agentId: "main",
+      depth: 0,
+      trigger: input.trigger ?? "api",
+      channel: input.channel ?? "api",
+      ...(input.jobId === undefined ? {} : { jobId: input.jobId }),
+      traceparent: newTraceparent(),
+      signal,
+    };
+    const state = new RunState(session.id, run.id, input.prompt, signal, emit, deps.config.systemPrompt);
+    return await runWithContext(context, () => lifecycle(deps, state, session, created, context));
+  } finally {
+    await lock.release();
+  }
+}
+
+async function lifecycle(
+  deps: RuntimeDeps,
+  state: RunState,
+  session: Session,
+  created: boolean,
+  context: RunContext,
+): Promise<RunResult> {
+  const { engine } = deps;
+  let sessionId = state.sessionId;
+  state.emit({ type: "run-start", sessionId, runId: state.runId });
+  try {
+    state.model = await deps.models.resolve();
+    state.setHistory(await deps.store.history(sessionId));
+    if (created) await engine.emit("session_start", { sessionId, source: "startup" });
+    // 1.
+    await engine.emit("message_received", { content: state.prompt, channel: context.channel });
+    // 2. Slash commands answer the turn themselves; no agent hook fires for them.
+    const command = deps.commands.parse(state.prompt);
+    if (command) {
+      const reply = await deps.commands.run(command.name, command.args, {
+        deps,
+        state,
+        resetSession: async () => {
+          sessionId = await resetSession(deps, session);
+          return sessionId;
+        },
+      });
+      state.reply = reply ?? null;
+      if (reply !== undefined) state.emit({ type: "final", text: reply });
+      return result(state, sessionId);
+    }
+    // 3.
+    if (await claimTurn(deps, state)) return result(state, sessionId);
+    // 4–6.
+    await prepareTurn(deps, state);
+    // 7.
+    if (!(await admitPrompt(deps, state))) return result(state, sessionId);
+    // 8–9.
+    await agentLoop(deps, state);
+    // 10–12.
+    await gateResponse(deps, state);
+    if (state.outcome !== "blocked") await deliver(deps, state);
+  } catch (error) {
+    state.outcome = state.signal.aborted ? "cancelled" : "failed";
+    state.reply = null;
+    if (state.outcome === "failed") state.error = describeFailure(error);
+    await closeDanglingToolCalls(deps, state);
+  } finally {
+    // 13.
+    await endRun(deps, state);
+  }
+  return result(state, sessionId);
+}
+
+/** 3. `before_agent_reply`: a plugin may answer the turn without the model. */
+async function claimTurn(deps: RuntimeDeps, state: RunState): Promise<boolean> {
+  if (!deps.engine.hasHooks("before_agent_reply")) return false;
+  const claim = await deps.engine.emit("before_agent_reply", { cleanedBody: state.prompt.trim() });
+  if (!claim.handled) return false;
+  await audit(deps, state, claim.by, "claim");
+  state.outcome = "claimed";
+  await writeMessage(deps, state, { role: "user", parts: [{ type: "text", text: state.prompt }] });
+  const reply = claim.result.reply?.text;
+  if (reply === undefined) return true;
+  await writeMessage(deps, state, { role: "assistant", parts: [{ type: "text", text: reply }] });
+  // A claimed reply is still an answer: the output gates apply to it as to any other.
+  await gateResponse(deps, state);
+  if ((state.outcome as RunOutcome) !== "blocked") await deliver(deps, state);
+  return true;
+}
+
+/** 4–6. Model choice, injected context, prompt assembly. Nothing here is stored. */
+async function prepareTurn(deps: RuntimeDeps, state: RunState): Promise<void> {
+  const { engine } = deps;
+  const { prompt } = state;
+  let override = engine.hasHooks("before_model_resolve")
+    ? (await engine.emit("before_model_resolve", { prompt })).result
+    : {};
+  state.injections = await deps.store.peekInjections(state.sessionId);
+  const { context } = state;
+  for (const injection of state.injections) {
+    if (injection.placement === "system") context.systemAppend.push(injection.text);
+    else context[injection.placement].push(injection.text);
+  }
+  if (engine.hasHooks("agent_turn_prepare")) {
+    const { result } = await engine.emit("agent_turn_prepare", {
+      prompt,
+      messages: state.history,
+      queuedInjections: state.injections.map(({ id, text, placement }) => ({
+        id,
+        text,
+        placement: placement === "system" ? "append" : placement,
+      })),
+    });
+    if (result.prependContext) context.prepend.push(result.prependContext);
+    if (result.appendContext) context.append.push(result.appendContext);
+  }
+  for (const hook of ["before_prompt_build", "before_agent_start"] as const) {
+    if (!engine.hasHooks(hook)) continue;
+    if (hook === "before_agent_start") warnDeprecated(deps);
+    const { result }: { result: MergedResult<"before_agent_start"> } = await engine.emit(hook, {
+      prompt,
+      messages: state.history,
+    });
+    if (result.systemPrompt !== undefined) context.systemPrompt = result.systemPrompt;
+    if (result.prependContext) context.prepend.push(result.prependContext);
+    if (result.appendContext) context.append.push(result.appendContext);
+    if (result.prependSystemContext) context.systemPrepend.push(result.prependSystemContext);
+    if (result.appendSystemContext) context.systemAppend.push(result.appendSystemContext);
+    if (result.toolsAllow) {
+      const allow = result.toolsAllow;
+      state.toolsAllow = state.toolsAllow ? state.toolsAllow.filter((t) => allow.includes(t)) : allow;
+    }
+    if (!override.modelOverride && !override.providerOverride) {
+      override = {
+        ...(result.modelOverride === undefined ? {} : { modelOverride: result.modelOverride }),
+        ...(result.providerOverride === undefined ? {} : { providerOverride: result.providerOverride }),
+      };
+    }
+  }
+  if (override.modelOverride || override.providerOverride) state.model = await deps.models.resolve(override);
+}
+
+/**
+ * 7. `before_agent_run`: the last word before the model. A block cancels the turn: no model
+ * call, no finalize; only a notice is stored in place of the prompt, and queued injections
+ * wait for the next run. A pass stores the user's own words (never the injected context).
+ */
+async function admitPrompt(deps: RuntimeDeps, state: RunState): Promise<boolean> {
+  const gate = await deps.engine.emit("before_agent_run", {
+    prompt: state.prompt,
+    modelPrompt: state.modelPromptText(),
+    messages: state.history,
+    systemPrompt: state.systemPrompt(),
+  });
+  if (gate.outcome === "block") {
+    const { by } = gate;
+    const notice = gate.message ?? notices.promptBlocked(by.pluginId);
+    await deps.store.blockPrompt(state.runId, {
+      notice,
+      blockedBy: by.pluginId,
+      hook: by.hook,
+      ...(gate.category === undefined ? {} : { category: gate.category }),
+    });
+    await audit(deps, state, by, "block", gate.category);
+    state.outcome = "blocked";
+    state.blockedBy = { pluginId: by.pluginId, hook: by.hook, ...(gate.category ? { category: gate.category } : {}) };
+    state.reply = notice;
+    state.emit({ type: "blocked", hook: by.hook, pluginId: by.pluginId, message: notice });
+    return false;
+  }
+  await writeMessage(deps, state, { role: "user", parts: [{ type: "text", text: state.prompt }] });
+  if (state.injections.length)
+    await deps.store.commitInjections(
+      state.runId,
+      state.injections.map((i) => i.id),
+    );
+  return true;
+}
+
+/** 8–9. Model and tools, step by step, until a final answer that no finalize hook sends back. */
+async function agentLoop(deps: RuntimeDeps, state: RunState): Promise<void> {
+  const tools = availableTools(deps, state);
+  const modelTools = publishTools([...tools.values()]);
+  const liveText = !deps.engine.hasHooks("before_response_emit") && !deps.engine.hasHooks("message_sending");
+  const { compaction, maxSteps } = deps.config;
+  while (state.steps < maxSteps) {
+    if (estimateTokens(state.history) > compaction.contextTokens) await compact(deps, state, "auto");
+    const response = await callModel(deps, state, modelTools, liveText);
+    if (response.parts.length) await writeMessage(deps, state, { role: "assistant", parts: response.parts });
+    if (response.toolCalls.length) {
+      await runToolCalls(deps, state, response.toolCalls, tools);
+      continue;
+    }
+    if (!(await askForRevision(deps, state))) return;
+  }
+}
+
+/** 13. The run's end: its status, then `agent_end` with the messages as stored after any scrub. */
+async function endRun(deps: RuntimeDeps, state: RunState): Promise<void> {
+  await deps.store.finishRun(state.runId, state.outcome);
+  if (!deps.engine.hasHooks("agent_end")) return;
+  await deps.engine.emit("agent_end", {
+    runId: state.runId,
+    outcome: state.outcome,
+    success: state.outcome === "completed" || state.outcome === "claimed",
+    ...(state.error === undefined ? {} : { error: state.error }),
+    durationMs: performance.now() - state.startedAt,
+    messages: await deps.store.runMessages(state.runId),
+  });
+}
+
+function result(state: RunState, sessionId: string): RunResult {
+  return {
+    sessionId,
+    runId: state.runId,
+    outcome: state.outcome,
+    reply: state.reply,
+    ...(state.blockedBy ? { blockedBy: state.blockedBy } : {}),
+    steps: state.steps,
+    ...(state.usage ? { usage: state.usage } : {}),
+    durationMs: performance.now() - state.startedAt,
+    ...(state.error === undefined ? {} : { error: state.error }),
+  };
+}
+
+async function openSession(deps: RuntimeDeps, input: RunInput): Promise<{ session: Session; created: boolean }> {
+  const { store } = deps;
+  const existing = input.sessionId
+    ? await store.getSession(input.sessionId)
+    : input.sessionKey
+      ? await store.getSessionByKey(input.sessionKey)
+      : undefined;
+  if (existing) return { session: existing, created: false };
+  try {
+    const session = await store.createSession({
+      ...(input.sessionId ? { id: input.sessionId } : {}),
+      key: input.sessionKey ?? null,
+    });
+    return { session, created: true };
+  } catch (error) {
+    // Another process created it between our look-up and our insert.
+    const raced = input.sessionId ? await store.getSession(input.sessionId) : undefined;
+    if (raced) return { session: raced, created: false };
+    throw error;
+  }
+}
+
+/** /reset: the old session ends and a new one with the same key starts. */
+async function resetSession(deps: RuntimeDeps, old: Session): Promise<string> {
+  const { engine, store } = deps;
+  await engine.emit("before_reset", { sessionId: old.id, reason: "reset" });
+  await engine.emit("session_end", { sessionId: old.id, reason: "reset" });
+  const fresh = await store.createSession({ key: old.key ?? old.id, id: randomUUID() });
+  await engine.emit("session_start", { sessionId: fresh.id, source: "clear" });
+  return fresh.id;
+}
+
+/** The tools as the model sees them: a tool's own JSON Schema (MCP) or one derived from its zod schema. */
+function publishTools(tools: readonly Tool[]): LanguageModelV3FunctionTool[] {
+  return tools.map((tool) =>
+    tool.jsonSchema
+      ? {
+          type: "function",
+          name: tool.name,
+          description: tool.description,
+          inputSchema: tool.jsonSchema as JSONSchema7,
+        }
+      : (toModelTools([tool])[0] as LanguageModelV3FunctionTool),
+  );
+}
+
+function availableTools(deps: RuntimeDeps, state: RunState): ReadonlyMap<string, Tool> {
+  const allow = state.toolsAllow;
+  if (!allow) return deps.tools;
+  return new Map([...deps.tools].filter(([name]) => allow.includes(name)));
+}
+
+/**
+ * A run that stopped between a tool call and its result would leave history the providers
+ * reject; each unanswered call gets an error result saying the run ended.
+ */
+async function closeDanglingToolCalls(deps: RuntimeDeps, state: RunState): Promise<void> {
+  const answered = new Set<string>();
+  const calls: Part[] = [];
+  for (const m of state.runMessages)
+    for (const p of m.parts) {
+      if (p.type === "tool_result") answered.add(p.toolCallId);
+      if (p.type === "tool_call") calls.push(p);
+    }
+  for (const call of calls) {
+    if (call.type !== "tool_call" || answered.has(call.toolCallId)) continue;
+    const output = `The run ended (${state.outcome}) before this call finished.`;
+    await deps.store
+      .appendMessage({
+        sessionId: state.sessionId,
+        runId: state.runId,
+        role: "tool",
+        parts: [{ type: "tool_result", toolCallId: call.toolCallId, toolName: call.toolName, output, isError: true }],
+      })
+      .catch((error: unknown) => deps.logger.warn(`could not close tool call: ${(error as Error).name}`));
+  }
+}
+
+const deprecationWarned = new WeakSet<RuntimeDeps>();
+function warnDeprecated(deps: RuntimeDeps): void {
+  if (deprecationWarned.has(deps)) return;
+  deprecationWarned.add(deps);
+  const plugins = new Set(deps.engine.registrations("before_agent_start").map((r) => r.pluginId));
+  for (const id of plugins)
+    deps.logger.warn(
+      `plugin ${id} uses before_agent_start, which is deprecated: use before_model_resolve and before_prompt_build`,
+    );
+}
+
+function describeFailure(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return sanitizeLogLine(text);
+}

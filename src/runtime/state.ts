@@ -1,0 +1,93 @@
+import type { Message } from "../core/message.js";
+import { deepFreeze } from "../hooks/freeze.js";
+import type { ModelUsage } from "../models/collect.js";
+import type { QueuedInjection } from "../store/types.js";
+import type { ResolvedModel } from "./deps.js";
+import type { EventSink } from "./events.js";
+import type { BlockedBy, RunOutcome } from "./types.js";
+
+/** Model-only text assembled from hooks and queued injections: never stored as the user's words. */
+export interface PromptContext {
+  systemPrompt: string;
+  prepend: string[];
+  append: string[];
+  systemPrepend: string[];
+  systemAppend: string[];
+}
+
+/** Everything one run knows while it runs. */
+export class RunState {
+  readonly startedAt = performance.now();
+  /** What the model sees, as stored: a frozen array of frozen messages, replaced (not mutated) on change. */
+  history: readonly Message[] = Object.freeze([]);
+  /** This run's stored messages, in order. */
+  runMessages: readonly Message[] = Object.freeze([]);
+  readonly context: PromptContext;
+  toolsAllow: readonly string[] | undefined;
+  model!: ResolvedModel;
+  injections: readonly QueuedInjection[] = [];
+  /**
+   * Instructions from `before_agent_finalize` revisions: model-only, for the rest of this run,
+   * each placed after the answer it asked to revise.
+   */
+  readonly revisions: { readonly afterMessageId: string | undefined; readonly text: string }[] = [];
+  /** How often each retry (by idempotency key or instruction) was applied. */
+  readonly retryCounts = new Map<string, number>();
+  steps = 0;
+  usage: ModelUsage | undefined;
+  outcome: RunOutcome = "completed";
+  reply: string | null = null;
+  blockedBy: BlockedBy | undefined;
+  error: string | undefined;
+
+  constructor(
+    readonly sessionId: string,
+    readonly runId: string,
+    readonly prompt: string,
+    readonly signal: AbortSignal,
+    readonly emit: EventSink,
+    systemPrompt: string,
+  ) {
+    this.context = { systemPrompt, prepend: [], append: [], systemPrepend: [], systemAppend: [] };
+  }
+
+  setHistory(messages: readonly Message[]): void {
+    for (const m of messages) deepFreeze(m);
+    this.history = Object.freeze([...messages]);
+  }
+
+  /** Records a message the store just wrote, for the model's next call and the run's own view. */
+  remember(message: Message): void {
+    deepFreeze(message);
+    this.history = Object.freeze([...this.history, message]);
+    this.runMessages = Object.freeze([...this.runMessages, message]);
+  }
+
+  addUsage(usage: ModelUsage): void {
+    const prior = this.usage;
+    if (prior === undefined) {
+      this.usage = usage;
+      return;
+    }
+    const add = (a: number | undefined, b: number | undefined) =>
+      a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
+    this.usage = {
+      inputTokens: add(prior.inputTokens, usage.inputTokens),
+      outputTokens: add(prior.outputTokens, usage.outputTokens),
+      totalTokens: add(prior.totalTokens, usage.totalTokens),
+      reasoningTokens: add(prior.reasoningTokens, usage.reasoningTokens),
+      cacheReadTokens: add(prior.cacheReadTokens, usage.cacheReadTokens),
+      cacheWriteTokens: add(prior.cacheWriteTokens, usage.cacheWriteTokens),
+    };
+  }
+
+  systemPrompt(): string {
+    const { systemPrepend, systemPrompt, systemAppend } = this.context;
+    return [...systemPrepend, systemPrompt, ...systemAppend].filter((t) => t !== "").join("\n\n");
+  }
+
+  /** The user's prompt as the model receives it, injected context included. */
+  modelPromptText(): string {
+    return [...this.context.prepend, this.prompt, ...this.context.append].join("\n\n");
+  }
+}

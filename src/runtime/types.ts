@@ -1,0 +1,85 @@
+import type { Channel, Trigger } from "../hooks/run-context.js";
+import type { ModelUsage } from "../models/collect.js";
+
+export type RunOutcome = "completed" | "blocked" | "claimed" | "failed" | "cancelled";
+
+export interface RunInput {
+  readonly prompt: string;
+  /** Continue this session; a new one is created when absent or unknown. */
+  readonly sessionId?: string;
+  /** A stable name for the conversation (e.g. "cli"); /reset keeps the key and mints a new session id. */
+  readonly sessionKey?: string;
+  readonly trigger?: Exclude<Trigger, "subagent">;
+  readonly channel?: Channel;
+  readonly jobId?: string;
+  /** Aborting it cancels the run cleanly (outcome `cancelled`). */
+  readonly signal?: AbortSignal;
+}
+
+/** Who blocked, as the user may be told: never the hook's internal reason. */
+export interface BlockedBy {
+  readonly pluginId: string;
+  readonly hook: string;
+  readonly category?: string;
+}
+
+export interface RunResult {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly outcome: RunOutcome;
+  /** The delivered text, or null when nothing was delivered. */
+  readonly reply: string | null;
+  readonly blockedBy?: BlockedBy;
+  /** Model calls made. */
+  readonly steps: number;
+  readonly usage?: ModelUsage;
+  readonly durationMs: number;
+  /** For failed runs: what went wrong, in one line. */
+  readonly error?: string;
+}
+
+/**
+ * What a streamed run reports as it goes. Assistant text (`text-delta`) streams live only while
+ * no output gate (`before_response_emit`, `message_sending`) has a handler; otherwise the
+ * text arrives once, as `final`, after the gates passed. A tool's output is reported only after
+ * `after_tool_call` passed it.
+ */
+export type RunEvent =
+  | { readonly type: "run-start"; readonly sessionId: string; readonly runId: string }
+  | { readonly type: "step-start"; readonly step: number }
+  | { readonly type: "text-delta"; readonly delta: string }
+  | { readonly type: "tool-start"; readonly toolCallId: string; readonly toolName: string; readonly input: unknown }
+  | { readonly type: "tool-blocked"; readonly toolCallId: string; readonly toolName: string; readonly message: string }
+  | {
+      readonly type: "tool-result";
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly output: unknown;
+      readonly isError: boolean;
+      readonly withheld: boolean;
+    }
+  | {
+      readonly type: "approval-requested";
+      readonly toolCallId: string;
+      readonly toolName: string;
+      readonly title: string;
+    }
+  | { readonly type: "compacted"; readonly compactedCount: number }
+  | { readonly type: "blocked"; readonly hook: string; readonly pluginId: string; readonly message: string }
+  | { readonly type: "final"; readonly text: string }
+  | { readonly type: "run-end"; readonly result: RunResult };
+
+export type ApprovalDecision = "allow-once" | "allow-always" | "deny";
+
+export interface ApprovalRequest {
+  readonly sessionId: string;
+  readonly runId: string;
+  readonly toolName: string;
+  readonly toolCallId: string;
+  readonly params: unknown;
+  readonly title: string;
+  readonly description?: string;
+}
+
+/** Answers approval requests raised by `before_tool_call`'s `requireApproval`. */
+export type Approver = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
