@@ -20,7 +20,7 @@ export interface RunnableHandler {
 
 export interface ExecutorOptions {
   projectDir: string;
-  /** The real session id: `CLAUDE_CODE_SESSION_ID`, equal to the payload's `session_id`. */
+  /** `CLAUDE_CODE_SESSION_ID`; the payload's `session_id`, when it has one, takes precedence. */
   sessionId: string;
   /** Base environment before scrubbing (default: process.env). */
   env?: Readonly<Record<string, string | undefined>>;
@@ -54,9 +54,12 @@ export async function runCommandHandler(
   const started = performance.now();
   const payload = `${JSON.stringify(input)}\n`;
   const def = handler.definition;
+  // The env var must equal the payload's session_id; the payload is what the hook reads first.
+  const sid = (input as { session_id?: unknown }).session_id;
+  const execOpts = typeof sid === "string" && sid !== "" ? { ...opts, sessionId: sid } : opts;
   const raw =
     def.type === "command"
-      ? await runProcess(def, payload, handler.timeoutMs, opts)
+      ? await runProcess(def, payload, handler.timeoutMs, execOpts)
       : await runHttp(def, payload, handler.timeoutMs, opts);
   const verdict = interpret(handler.event, raw, {
     dialect: handler.dialect,

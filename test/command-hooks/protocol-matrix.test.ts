@@ -89,6 +89,19 @@ const CASES: Case[] = [
     },
   },
   {
+    name: "exit 2 with a JSON block: the JSON reason wins over stderr (claude-2025 does not read the JSON)",
+    exit: 2,
+    stdout: '{"decision":"block","reason":"json says no"}',
+    stderr: NO,
+    expect: (d, e) => {
+      if (d === "code-puppy") return { feedback: NO };
+      const kind = EVENT_SPECS[e].decision;
+      if (!canBlock(e)) return { feedback: NO };
+      const jsonBlocks = d === "claude" && (kind === "block" || kind === "permission");
+      return blocked(e, jsonBlocks ? "json says no" : NO);
+    },
+  },
+  {
     name: "exit 0, continue:false: stops the agent (claude), blocks (code-puppy)",
     exit: 0,
     stdout: '{"continue":false,"stopReason":"halt"}',
