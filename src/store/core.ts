@@ -1,0 +1,516 @@
+import { randomUUID } from "node:crypto";
+import type { Message } from "../core/message.js";
+import type { CompactionRow, InjectionRow, StoreBackend, StoreTx } from "./backend.js";
+import { notFound, StoreError } from "./errors.js";
+import { exportLines } from "./export.js";
+import { SessionLockQueues } from "./local-lock.js";
+import {
+  assembleHistory,
+  type BlockKind,
+  blockKey,
+  blockNotice,
+  checkCompactionRange,
+  planBlock,
+  planRewrite,
+} from "./plan.js";
+import {
+  AppendMessageSchema,
+  AuditSchema,
+  BlockSchema,
+  CompactionSchema,
+  CreateSessionSchema,
+  IdListSchema,
+  IdSchema,
+  InjectionSchema,
+  parseInput,
+  RewriteTextsSchema,
+  StartRunSchema,
+} from "./schemas.js";
+import { type MessagePages, TranscriptFiles } from "./transcript.js";
+import type {
+  AcquireRunLockOptions,
+  AppendMessageInput,
+  AuditFilter,
+  AuditInput,
+  AuditRecord,
+  BlockInput,
+  BlockResult,
+  CompactionSummary,
+  CreateSessionInput,
+  FinalRunStatus,
+  ListSessionsOptions,
+  MessagePage,
+  QueuedInjection,
+  QueueInjectionInput,
+  RecordCompactionInput,
+  RewriteResult,
+  Run,
+  RunLock,
+  Session,
+  SessionDetail,
+  SessionListing,
+  SessionStore,
+  StartRunInput,
+  StoreKind,
+} from "./types.js";
+
+export interface CoreStoreOptions {
+  readonly transcriptDir?: string;
+  /** The clock for timestamps and injection expiry; tests pin it. */
+  readonly now?: () => Date;
+}
+
+const PAGE = 1000;
+
+/** The SessionStore operations, written once over a backend's primitives. */
+export class CoreStore implements SessionStore {
+  readonly kind: StoreKind;
+  private readonly backend: StoreBackend;
+  private readonly transcripts: TranscriptFiles;
+  private readonly locks = new SessionLockQueues();
+  private readonly heldLocks = new Set<RunLock>();
+  private readonly clock: () => Date;
+  private closed = false;
+
+  constructor(backend: StoreBackend, options: CoreStoreOptions = {}) {
+    this.kind = backend.kind;
+    this.backend = backend;
+    this.transcripts = new TranscriptFiles(options.transcriptDir ?? backend.defaultTranscriptDir);
+    this.clock = options.now ?? (() => new Date());
+  }
+
+  // Sessions
+
+  async createSession(input: CreateSessionInput = {}): Promise<Session> {
+    const parsed = parseInput(CreateSessionSchema, input, "session");
+    const at = this.now();
+    const session: Session = {
+      id: parsed.id ?? randomUUID(),
+      key: parsed.key ?? null,
+      parentSessionId: parsed.parentSessionId ?? null,
+      createdAt: at,
+      updatedAt: at,
+    };
+    return this.write(async (tx) => {
+      if (await tx.getSession(session.id)) throw new StoreError("conflict", `session ${session.id} already exists`);
+      if (session.parentSessionId !== null && !(await tx.getSession(session.parentSessionId))) {
+        throw notFound("parent session", session.parentSessionId);
+      }
+      await tx.insertSession(session);
+      return session;
+    });
+  }
+
+  getSession(id: string): Promise<Session | undefined> {
+    return this.read((tx) => tx.getSession(id));
+  }
+
+  getSessionByKey(key: string): Promise<Session | undefined> {
+    return this.read((tx) => tx.latestSessionByKey(key));
+  }
+
+  listSessions(options: ListSessionsOptions = {}): Promise<SessionListing[]> {
+    const limit = Math.max(1, Math.min(options.limit ?? 50, 10_000));
+    const offset = Math.max(0, options.offset ?? 0);
+    return this.read((tx) => tx.listSessions({ ...options, limit, offset }));
+  }
+
+  showSession(id: string): Promise<SessionDetail | undefined> {
+    return this.read(async (tx) => {
+      const session = await tx.getSession(id);
+      if (!session) return undefined;
+      return {
+        session,
+        runs: await tx.listRuns(id),
+        messageCount: await tx.countMessages(id),
+        compactions: await tx.listCompactions(id),
+      };
+    });
+  }
+
+  async *exportSession(id: string): AsyncIterable<string> {
+    const session = await this.getSession(id);
+    if (!session) throw notFound("session", id);
+    yield* exportLines({
+      session,
+      exportedAt: this.now(),
+      runs: () => this.read((tx) => tx.listRuns(id)),
+      messagePages: this.messagePages(id),
+      compactions: () => this.read((tx) => tx.listCompactions(id)),
+      injections: () => this.read((tx) => tx.pendingInjections(id, this.now())),
+      audit: () => this.read((tx) => tx.listAudit({ sessionId: id })),
+    });
+  }
+
+  async deleteSession(id: string): Promise<boolean> {
+    const deleted = await this.write(async (tx) => {
+      const ids = await this.withDescendants(tx, id);
+      if (ids.length === 0) return [];
+      // Children first: their parent link would otherwise outlive the parent row.
+      for (const sessionId of ids.reverse()) await tx.deleteSession(sessionId);
+      return ids;
+    });
+    if (deleted.length === 0) return false;
+    await this.backend.afterScrub();
+    for (const sessionId of deleted) {
+      await this.transcripts.remove(sessionId);
+      await this.backend.afterSessionDeleted(sessionId);
+    }
+    return true;
+  }
+
+  // Runs
+
+  async startRun(input: StartRunInput): Promise<Run> {
+    const parsed = parseInput(StartRunSchema, input, "run");
+    return this.write(async (tx) => {
+      if (!(await tx.getSession(parsed.sessionId))) throw notFound("session", parsed.sessionId);
+      const id = parsed.id ?? randomUUID();
+      if (await tx.getRun(id)) throw new StoreError("conflict", `run ${id} already exists`);
+      return tx.insertRun({
+        id,
+        sessionId: parsed.sessionId,
+        status: "running",
+        depth: parsed.depth,
+        parentRunId: parsed.parentRunId ?? null,
+        trigger: parsed.trigger,
+        jobId: parsed.jobId ?? null,
+        startedAt: this.now(),
+        endedAt: null,
+      });
+    });
+  }
+
+  finishRun(runId: string, status: FinalRunStatus): Promise<Run> {
+    return this.write(async (tx) => {
+      const run = await tx.getRun(runId);
+      if (!run) throw notFound("run", runId);
+      const final = run.status === "blocked" ? "blocked" : status;
+      return (await tx.setRunStatus(runId, final, this.now())) as Run;
+    });
+  }
+
+  getRun(runId: string): Promise<Run | undefined> {
+    return this.read((tx) => tx.getRun(runId));
+  }
+
+  listRuns(sessionId: string): Promise<Run[]> {
+    return this.read((tx) => tx.listRuns(sessionId));
+  }
+
+  async acquireRunLock(sessionId: string, options: AcquireRunLockOptions = {}): Promise<RunLock> {
+    this.assertOpen();
+    parseInput(IdSchema, sessionId, "session id");
+    const releaseLocal = await this.locks.acquire(sessionId, options.signal);
+    let releaseRemote: () => Promise<void>;
+    try {
+      this.assertOpen();
+      releaseRemote = await this.backend.lockAcrossProcesses(sessionId, options.signal);
+    } catch (error) {
+      releaseLocal();
+      throw error;
+    }
+    let released: Promise<void> | undefined;
+    const lock: RunLock = {
+      sessionId,
+      release: () => {
+        released ??= releaseRemote().finally(() => {
+          this.heldLocks.delete(lock);
+          releaseLocal();
+        });
+        return released;
+      },
+    };
+    this.heldLocks.add(lock);
+    return lock;
+  }
+
+  // Messages
+
+  async appendMessage(input: AppendMessageInput): Promise<Message> {
+    const parsed = parseInput(AppendMessageSchema, input, "message");
+    const message = {
+      id: randomUUID(),
+      sessionId: parsed.sessionId,
+      runId: parsed.runId,
+      role: parsed.role,
+      parts: parsed.parts,
+      metadata: parsed.metadata,
+      idempotencyKey: parsed.idempotencyKey ?? null,
+      createdAt: this.now(),
+    };
+    return this.backend.writeOne((tx) => Promise.resolve(tx.appendMessage(message)));
+  }
+
+  runMessages(runId: string): Promise<Message[]> {
+    return this.read((tx) => tx.runMessages(runId));
+  }
+
+  sessionMessages(sessionId: string, page: MessagePage = {}): Promise<Message[]> {
+    const limit = Math.max(1, Math.min(page.limit ?? PAGE, 100_000));
+    return this.read((tx) => tx.sessionMessages(sessionId, page.afterSeq ?? 0, limit));
+  }
+
+  history(sessionId: string): Promise<Message[]> {
+    return this.read(async (tx) => {
+      const summaries = await tx.listCompactions(sessionId);
+      return assembleHistory(await tx.historyMessages(sessionId), summaries);
+    });
+  }
+
+  // Scrubs: each commits, then removes old copies from the backend's files and the transcript.
+
+  async rewriteRun(runId: string, texts: readonly string[]): Promise<RewriteResult> {
+    const parsedTexts = parseInput(RewriteTextsSchema, texts, "rewrite texts");
+    const { sessionId, result } = await this.write(async (tx) => {
+      const run = await tx.getRun(runId);
+      if (!run) throw notFound("run", runId);
+      const plan = planRewrite(await tx.runMessages(runId), parsedTexts);
+      for (const update of plan.updates) await tx.updateMessageParts(update.id, update.parts);
+      await tx.deleteMessages(plan.removals);
+      const stale = (await tx.compactionsCoveringRun(runId)).filter((c) =>
+        plan.changedSeqs.some((seq) => c.fromSeq <= seq && seq <= c.toSeq),
+      );
+      await tx.deleteCompactions(stale);
+      const result: RewriteResult = {
+        updatedMessages: plan.updates.length,
+        removedMessages: plan.removals.length,
+        droppedSummaries: stale.length,
+      };
+      return { sessionId: run.sessionId, result };
+    });
+    if (result.updatedMessages + result.removedMessages > 0) await this.afterScrub(sessionId);
+    return result;
+  }
+
+  blockRun(runId: string, input: BlockInput): Promise<BlockResult> {
+    return this.block("output", runId, input);
+  }
+
+  blockPrompt(runId: string, input: BlockInput): Promise<BlockResult> {
+    return this.block("prompt", runId, input);
+  }
+
+  private async block(kind: BlockKind, runId: string, input: BlockInput): Promise<BlockResult> {
+    const parsed = parseInput(BlockSchema, input, "block");
+    const { sessionId, result } = await this.write(async (tx) => {
+      const run = await tx.getRun(runId);
+      if (!run) throw notFound("run", runId);
+      const key = blockKey(kind, runId);
+      const existing = await tx.messageByKey(run.sessionId, key);
+      if (existing) {
+        const result: BlockResult = { replacement: existing, removedMessages: 0, droppedSummaries: 0, changed: false };
+        return { sessionId: run.sessionId, result };
+      }
+      const plan = planBlock(kind, await tx.runMessages(runId));
+      await tx.deleteMessages(plan.removals);
+      const covering = await tx.compactionsCoveringRun(runId);
+      await tx.deleteCompactions(covering);
+      const at = this.now();
+      const replacement = await tx.appendMessage({
+        id: randomUUID(),
+        sessionId: run.sessionId,
+        runId,
+        ...blockNotice(kind, parsed, at),
+        idempotencyKey: key,
+        createdAt: at,
+        ...(plan.seq === undefined ? {} : { seq: plan.seq }),
+      });
+      await tx.setRunStatus(runId, "blocked", run.endedAt);
+      const result: BlockResult = {
+        replacement,
+        removedMessages: plan.removals.length,
+        droppedSummaries: covering.length,
+        changed: true,
+      };
+      return { sessionId: run.sessionId, result };
+    });
+    if (result.changed) await this.afterScrub(sessionId);
+    return result;
+  }
+
+  // Compaction
+
+  async recordCompaction(input: RecordCompactionInput): Promise<CompactionSummary> {
+    const parsed = parseInput(CompactionSchema, input, "compaction");
+    return this.write(async (tx) => {
+      if (!(await tx.getSession(parsed.sessionId))) throw notFound("session", parsed.sessionId);
+      checkCompactionRange(await tx.listCompactions(parsed.sessionId), parsed.fromSeq, parsed.toSeq);
+      const id = randomUUID();
+      const at = this.now();
+      const runIds = await tx.runIdsInRange(parsed.sessionId, parsed.fromSeq, parsed.toSeq);
+      const message = await tx.appendMessage({
+        id: randomUUID(),
+        sessionId: parsed.sessionId,
+        runId: null,
+        role: "summary",
+        parts: [{ type: "text", text: parsed.summary }],
+        metadata: { ...parsed.metadata, compactionId: id, fromSeq: parsed.fromSeq, toSeq: parsed.toSeq },
+        idempotencyKey: null,
+        createdAt: at,
+      });
+      const row: CompactionRow = {
+        id,
+        sessionId: parsed.sessionId,
+        messageId: message.id,
+        fromSeq: parsed.fromSeq,
+        toSeq: parsed.toSeq,
+        runIds,
+        createdAt: at,
+      };
+      await tx.insertCompaction(row);
+      return { ...row, message };
+    });
+  }
+
+  listCompactions(sessionId: string): Promise<CompactionSummary[]> {
+    return this.read((tx) => tx.listCompactions(sessionId));
+  }
+
+  async dropSummariesCovering(runId: string): Promise<number> {
+    const { sessionId, dropped } = await this.write(async (tx) => {
+      const run = await tx.getRun(runId);
+      if (!run) throw notFound("run", runId);
+      const covering = await tx.compactionsCoveringRun(runId);
+      await tx.deleteCompactions(covering);
+      return { sessionId: run.sessionId, dropped: covering.length };
+    });
+    if (dropped > 0) await this.afterScrub(sessionId);
+    return dropped;
+  }
+
+  // Injections
+
+  async queueInjection(input: QueueInjectionInput): Promise<QueuedInjection> {
+    const parsed = parseInput(InjectionSchema, input, "injection");
+    const row: InjectionRow = {
+      id: randomUUID(),
+      sessionId: parsed.sessionId,
+      text: parsed.text,
+      placement: parsed.placement,
+      idempotencyKey: parsed.idempotencyKey ?? null,
+      expiresAt: parsed.expiresAt ?? null,
+      createdAt: this.now(),
+      consumedByRunId: null,
+      consumedAt: null,
+    };
+    return this.write(async (tx) => {
+      if (!(await tx.getSession(parsed.sessionId))) throw notFound("session", parsed.sessionId);
+      return publicInjection(await tx.insertInjection(row));
+    });
+  }
+
+  peekInjections(sessionId: string, options: { now?: Date } = {}): Promise<QueuedInjection[]> {
+    const now = (options.now ?? this.clock()).toISOString();
+    return this.read(async (tx) => (await tx.pendingInjections(sessionId, now)).map(publicInjection));
+  }
+
+  commitInjections(runId: string, injectionIds: readonly string[]): Promise<number> {
+    const ids = parseInput(IdListSchema, injectionIds, "injection ids");
+    return this.write(async (tx) => {
+      const run = await tx.getRun(runId);
+      if (!run) throw notFound("run", runId);
+      return tx.consumeInjections(ids, runId, run.sessionId, this.now());
+    });
+  }
+
+  expireInjections(options: { now?: Date; sessionId?: string } = {}): Promise<number> {
+    const now = (options.now ?? this.clock()).toISOString();
+    return this.backend.writeOne((tx) => Promise.resolve(tx.deleteExpiredInjections(now, options.sessionId)));
+  }
+
+  // Audit
+
+  async writeAudit(input: AuditInput): Promise<AuditRecord> {
+    const parsed = parseInput(AuditSchema, input, "audit record");
+    const record: AuditRecord = {
+      id: randomUUID(),
+      hook: parsed.hook,
+      pluginId: parsed.pluginId,
+      outcome: parsed.outcome,
+      category: parsed.category ?? null,
+      sessionId: parsed.sessionId ?? null,
+      runId: parsed.runId ?? null,
+      at: parsed.at ?? this.now(),
+    };
+    await this.backend.writeOne((tx) => Promise.resolve(tx.insertAudit(record)));
+    return record;
+  }
+
+  listAudit(filter: AuditFilter = {}): Promise<AuditRecord[]> {
+    return this.read((tx) => tx.listAudit(filter));
+  }
+
+  // Transcripts
+
+  async materializeTranscript(sessionId: string): Promise<string> {
+    if (!(await this.getSession(sessionId))) throw notFound("session", sessionId);
+    return this.transcripts.write(sessionId, this.messagePages(sessionId));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.locks.rejectWaiting(new StoreError("closed", "the store was closed while waiting for a run lock"));
+    for (const lock of [...this.heldLocks]) await lock.release().catch(() => undefined);
+    await this.backend.close();
+    await this.transcripts.dispose();
+  }
+
+  // Helpers
+
+  private now(): string {
+    return this.clock().toISOString();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new StoreError("closed", "the store is closed");
+  }
+
+  private read<T>(fn: (tx: StoreTx) => T | Promise<T>): Promise<T> {
+    this.assertOpen();
+    return this.backend.read(async (tx) => fn(tx));
+  }
+
+  private write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    return this.backend.write(fn);
+  }
+
+  private async afterScrub(sessionId: string): Promise<void> {
+    await this.backend.afterScrub();
+    await this.transcripts.refresh(sessionId, this.messagePages(sessionId));
+  }
+
+  private messagePages(sessionId: string): MessagePages {
+    const store = this;
+    return async function* pages() {
+      let afterSeq = 0;
+      for (;;) {
+        const page = await store.read((tx) => tx.sessionMessages(sessionId, afterSeq, PAGE));
+        if (page.length === 0) return;
+        yield page;
+        afterSeq = (page.at(-1) as Message).seq;
+      }
+    };
+  }
+
+  private async withDescendants(tx: StoreTx, id: string): Promise<string[]> {
+    if (!(await tx.getSession(id))) return [];
+    const ids = [id];
+    for (let i = 0; i < ids.length; i++) ids.push(...(await tx.childSessionIds(ids[i] as string)));
+    return ids;
+  }
+}
+
+function publicInjection(row: InjectionRow): QueuedInjection {
+  return {
+    id: row.id,
+    sessionId: row.sessionId,
+    text: row.text,
+    placement: row.placement,
+    idempotencyKey: row.idempotencyKey,
+    expiresAt: row.expiresAt,
+    createdAt: row.createdAt,
+  };
+}

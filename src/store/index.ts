@@ -1,0 +1,70 @@
+import { join, resolve } from "node:path";
+import type { CoreStoreOptions } from "./core.js";
+import { StoreError } from "./errors.js";
+import { openMemoryStore } from "./memory.js";
+import { openSqliteStore } from "./sqlite.js";
+import type { SessionStore } from "./types.js";
+
+export type StoreOptions = CoreStoreOptions &
+  (
+    | { readonly kind: "sqlite"; readonly path: string }
+    | { readonly kind: "postgres"; readonly url: string; readonly schema?: string; readonly poolSize?: number }
+    | { readonly kind: "memory" }
+  );
+
+export const DEFAULT_DATA_DIR = ".gatehouse";
+export const DEFAULT_DATABASE_FILE = "gatehouse.db";
+export const DATABASE_URL_ENV = "GATEHOUSE_DATABASE_URL";
+
+export interface ResolveStoreInput {
+  /** The `database` setting from config: a `postgres://` URL, "memory", or a SQLite file path. */
+  readonly database?: string;
+  /** The project folder; the default SQLite file lives in `<projectDir>/.gatehouse/`. */
+  readonly projectDir?: string;
+  /** Overrides `<projectDir>/.gatehouse`. */
+  readonly dataDir?: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+const isPostgresUrl = (value: string) => /^postgres(ql)?:\/\//i.test(value);
+
+/**
+ * Which store to open: the config's `database` if set, else `GATEHOUSE_DATABASE_URL`, else a SQLite file
+ * in the project's data folder. Explicit configuration wins over the environment.
+ */
+export function resolveStoreOptions(input: ResolveStoreInput = {}): StoreOptions {
+  const env = input.env ?? process.env;
+  const chosen = input.database ?? env[DATABASE_URL_ENV];
+  const projectDir = input.projectDir ?? process.cwd();
+  const dataDir = resolve(projectDir, input.dataDir ?? DEFAULT_DATA_DIR);
+  if (chosen === undefined || chosen === "") return { kind: "sqlite", path: join(dataDir, DEFAULT_DATABASE_FILE) };
+  if (isPostgresUrl(chosen)) return { kind: "postgres", url: chosen };
+  if (chosen === "memory" || chosen === ":memory:") return { kind: "memory" };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(chosen)) {
+    throw new StoreError("invalid", 'database: only postgres:// URLs, "memory" or a SQLite file path are supported');
+  }
+  return { kind: "sqlite", path: resolve(projectDir, chosen.replace(/^sqlite:/, "")) };
+}
+
+/** Opens (creating and migrating as needed) the chosen store. `pg` is loaded only for PostgreSQL. */
+export async function openStore(options: StoreOptions): Promise<SessionStore> {
+  switch (options.kind) {
+    case "sqlite":
+      return openSqliteStore(options);
+    case "memory":
+      return openMemoryStore(options);
+    case "postgres": {
+      const { openPostgresStore } = await import("./postgres.js");
+      return openPostgresStore(options);
+    }
+  }
+}
+
+export { StoreError, type StoreErrorCode } from "./errors.js";
+export { EXPORT_FORMAT, EXPORT_VERSION } from "./export.js";
+export { openMemoryStore } from "./memory.js";
+export { assistantTexts, isTextBearingAssistant, rewriteParts } from "./plan.js";
+export { openSqliteStore, type SqliteStoreOptions } from "./sqlite.js";
+export { SQLITE_SCHEMA_VERSION } from "./sqlite-schema.js";
+export { transcriptEntry } from "./transcript.js";
+export * from "./types.js";

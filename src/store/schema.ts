@@ -1,0 +1,155 @@
+// The tables, written once for both SQL dialects. A migration's text must never change once released:
+// a database records only the number of the last migration it applied.
+
+export interface Migration {
+  readonly version: number;
+  readonly description: string;
+  readonly sql: string;
+}
+
+export type Dialect = "sqlite" | "postgres";
+
+interface Types {
+  readonly time: string;
+  /** PostgreSQL: `json`, not `jsonb`: it keeps the text as written (key order, and NUL escapes jsonb refuses). */
+  readonly json: string;
+  readonly serialKey: string;
+  readonly withoutRowid: string;
+  readonly jsonArrayElements: string;
+}
+
+const TYPES: Record<Dialect, Types> = {
+  sqlite: {
+    time: "TEXT",
+    json: "TEXT",
+    serialKey: "INTEGER PRIMARY KEY",
+    withoutRowid: "WITHOUT ROWID",
+    jsonArrayElements: "json_each(c.run_ids) AS j",
+  },
+  postgres: {
+    time: "timestamptz",
+    json: "json",
+    serialKey: "bigserial PRIMARY KEY",
+    withoutRowid: "",
+    jsonArrayElements: "json_array_elements_text(c.run_ids) AS j(value)",
+  },
+};
+
+// SQLite's cross-process run lock queues its waiters here; PostgreSQL has advisory locks instead.
+const RUN_LOCK_QUEUE = `
+  CREATE TABLE run_lock_queue (
+    ticket INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    owner TEXT NOT NULL
+  );
+  CREATE INDEX run_lock_queue_by_session ON run_lock_queue(session_id, ticket);
+`;
+
+export function migrationsFor(dialect: Dialect): readonly Migration[] {
+  const t = TYPES[dialect];
+  return [
+    {
+      version: 1,
+      description: "sessions, runs, messages, compactions, injections, audit",
+      sql: `
+        CREATE TABLE sessions (
+          id TEXT PRIMARY KEY,
+          key TEXT,
+          parent_session_id TEXT REFERENCES sessions(id) ON DELETE SET NULL,
+          next_seq INTEGER NOT NULL DEFAULT 1,
+          next_run_seq INTEGER NOT NULL DEFAULT 1,
+          created_at ${t.time} NOT NULL,
+          updated_at ${t.time} NOT NULL
+        );
+        CREATE INDEX sessions_by_key ON sessions(key, created_at);
+        CREATE INDEX sessions_by_parent ON sessions(parent_session_id);
+        CREATE INDEX sessions_by_update ON sessions(updated_at);
+
+        CREATE TABLE runs (
+          id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+          seq INTEGER NOT NULL,
+          status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'blocked', 'claimed', 'failed', 'cancelled')),
+          depth INTEGER NOT NULL,
+          parent_run_id TEXT,
+          trigger TEXT NOT NULL,
+          job_id TEXT,
+          started_at ${t.time} NOT NULL,
+          ended_at ${t.time},
+          UNIQUE (session_id, seq)
+        );
+
+        CREATE TABLE messages (
+          id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+          run_id TEXT REFERENCES runs(id) ON DELETE CASCADE,
+          seq INTEGER NOT NULL,
+          role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool', 'system', 'summary')),
+          parts ${t.json} NOT NULL,
+          metadata ${t.json} NOT NULL,
+          idempotency_key TEXT,
+          created_at ${t.time} NOT NULL,
+          UNIQUE (session_id, seq)
+        );
+        CREATE INDEX messages_by_run ON messages(run_id, seq);
+        CREATE UNIQUE INDEX messages_by_key ON messages(session_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+
+        CREATE TABLE compactions (
+          id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+          message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+          from_seq INTEGER NOT NULL,
+          to_seq INTEGER NOT NULL,
+          run_ids ${t.json} NOT NULL,
+          created_at ${t.time} NOT NULL
+        );
+        CREATE INDEX compactions_by_session ON compactions(session_id);
+        CREATE INDEX compactions_by_message ON compactions(message_id);
+
+        CREATE TABLE injections (
+          ord ${t.serialKey},
+          id TEXT NOT NULL UNIQUE,
+          session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+          text TEXT NOT NULL,
+          placement TEXT NOT NULL,
+          idempotency_key TEXT,
+          expires_at ${t.time},
+          created_at ${t.time} NOT NULL,
+          consumed_by_run_id TEXT,
+          consumed_at ${t.time}
+        );
+        CREATE INDEX injections_by_session ON injections(session_id, ord);
+        CREATE UNIQUE INDEX injections_by_key ON injections(session_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+
+        CREATE TABLE audit (
+          ord ${t.serialKey},
+          id TEXT NOT NULL UNIQUE,
+          hook TEXT NOT NULL,
+          plugin_id TEXT NOT NULL,
+          outcome TEXT NOT NULL,
+          category TEXT,
+          session_id TEXT,
+          run_id TEXT,
+          at ${t.time} NOT NULL
+        );
+        CREATE INDEX audit_by_session ON audit(session_id, ord);
+        CREATE INDEX audit_by_run ON audit(run_id, ord);
+        ${dialect === "sqlite" ? RUN_LOCK_QUEUE : ""}
+      `,
+    },
+    {
+      version: 2,
+      description: "index summaries by covered run, so a block finds them without scanning every compaction",
+      sql: `
+        CREATE TABLE compaction_runs (
+          run_id TEXT NOT NULL,
+          compaction_id TEXT NOT NULL REFERENCES compactions(id) ON DELETE CASCADE,
+          PRIMARY KEY (run_id, compaction_id)
+        ) ${t.withoutRowid};
+        CREATE INDEX compaction_runs_by_compaction ON compaction_runs(compaction_id);
+        INSERT INTO compaction_runs (run_id, compaction_id)
+          SELECT DISTINCT j.value, c.id FROM compactions c, ${t.jsonArrayElements};
+      `,
+    },
+  ];
+}

@@ -1,0 +1,166 @@
+import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { StoreError } from "./errors.js";
+import { abortError, delay } from "./serial.js";
+
+// The cross-process run lock for SQLite. Holding: an open `BEGIN EXCLUSIVE` on a small per-session lock
+// file. That is an fcntl lock, so the kernel drops it when the holder dies, SIGKILL included: a crashed
+// holder cannot leave a session locked. Order: each waiting process takes a ticket in the main database
+// and only tries the lock when no live process holds an older ticket, so a busy process cannot starve
+// another by re-taking the lock the moment it releases it.
+
+const MAX_POLL_MS = 25;
+
+function processStartTime(pid: number): string | undefined | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // A zombie has exited; only its parent has not reaped it yet.
+    if (fields[0] === "Z") return null;
+    return fields[19];
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      return readableProc() ? null : undefined;
+    }
+    return undefined;
+  }
+}
+
+let procAvailable: boolean | undefined;
+function readableProc(): boolean {
+  if (procAvailable === undefined) {
+    try {
+      readFileSync("/proc/self/stat");
+      procAvailable = true;
+    } catch {
+      procAvailable = false;
+    }
+  }
+  return procAvailable;
+}
+
+/** `pid:starttime:random`; the start time tells a live owner from a later process that reused its pid. */
+function ownerToken(): string {
+  return `${process.pid}:${processStartTime(process.pid) ?? "?"}:${randomBytes(4).toString("hex")}`;
+}
+
+function ownerIsAlive(owner: string): boolean {
+  const [pidText, startTime] = owner.split(":");
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return true;
+  const current = processStartTime(pid);
+  if (current === null) return false;
+  if (current !== undefined && startTime !== "?") return current === startTime;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export class SqliteRunLocks {
+  private readonly owner = ownerToken();
+  private readonly tickets: Database.Database;
+  private readonly held = new Set<Database.Database>();
+  private closed = false;
+  private readonly statements;
+
+  constructor(
+    databasePath: string,
+    private readonly lockDir: string,
+  ) {
+    mkdirSync(lockDir, { recursive: true, mode: 0o700 });
+    this.tickets = new Database(databasePath, { timeout: 10_000 });
+    this.tickets.pragma("busy_timeout = 10000");
+    this.statements = {
+      take: this.tickets.prepare<[string, string], { ticket: number }>(
+        "INSERT INTO run_lock_queue (session_id, owner) VALUES (?, ?) RETURNING ticket",
+      ),
+      before: this.tickets.prepare<[string, number], { ticket: number; owner: string }>(
+        "SELECT ticket, owner FROM run_lock_queue WHERE session_id = ? AND ticket < ? ORDER BY ticket",
+      ),
+      drop: this.tickets.prepare<[number]>("DELETE FROM run_lock_queue WHERE ticket = ?"),
+      dropMine: this.tickets.prepare<[string]>("DELETE FROM run_lock_queue WHERE owner = ?"),
+    };
+  }
+
+  async acquire(sessionId: string, signal: AbortSignal | undefined): Promise<() => Promise<void>> {
+    const ticket = (this.statements.take.get(sessionId, this.owner) as { ticket: number }).ticket;
+    let connection: Database.Database | undefined;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        if (signal?.aborted) throw abortError(signal);
+        if (this.closed) throw new StoreError("closed", "the store was closed while waiting for a run lock");
+        if (!this.olderLiveTicket(sessionId, ticket)) {
+          connection ??= new Database(this.lockPath(sessionId), { timeout: 0 });
+          if (tryExclusive(connection)) {
+            this.statements.drop.run(ticket);
+            return this.holding(connection);
+          }
+        }
+        await delay(Math.min(2 ** attempt, MAX_POLL_MS), signal);
+      }
+    } catch (error) {
+      connection?.close();
+      this.statements.drop.run(ticket);
+      throw error;
+    }
+  }
+
+  /** Removes a deleted session's lock file, unless someone holds or is taking it right now. */
+  forget(sessionId: string): void {
+    const path = this.lockPath(sessionId);
+    let connection: Database.Database | undefined;
+    try {
+      connection = new Database(path, { timeout: 0, fileMustExist: true });
+      if (tryExclusive(connection)) rmSync(path, { force: true });
+    } catch {
+      // No lock file, or it is in use: nothing to clean up now.
+    } finally {
+      connection?.close();
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const connection of this.held) connection.close();
+    this.held.clear();
+    this.statements.dropMine.run(this.owner);
+    this.tickets.close();
+  }
+
+  private holding(connection: Database.Database): () => Promise<void> {
+    this.held.add(connection);
+    return async () => {
+      if (!this.held.delete(connection)) return;
+      // Closing the connection ends the transaction and drops the fcntl lock.
+      connection.close();
+    };
+  }
+
+  private olderLiveTicket(sessionId: string, ticket: number): boolean {
+    for (const older of this.statements.before.all(sessionId, ticket)) {
+      if (ownerIsAlive(older.owner)) return true;
+      this.statements.drop.run(older.ticket);
+    }
+    return false;
+  }
+
+  private lockPath(sessionId: string): string {
+    return join(this.lockDir, `${createHash("sha256").update(sessionId).digest("hex").slice(0, 40)}.lock`);
+  }
+}
+
+function tryExclusive(connection: Database.Database): boolean {
+  try {
+    connection.exec("BEGIN EXCLUSIVE");
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code?.startsWith("SQLITE_BUSY")) return false;
+    throw error;
+  }
+}

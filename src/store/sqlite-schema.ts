@@ -1,0 +1,32 @@
+import type Database from "better-sqlite3";
+import { StoreError } from "./errors.js";
+import { type Migration, migrationsFor } from "./schema.js";
+
+export type { Migration } from "./schema.js";
+
+/** Applied in order, each in its own transaction; `PRAGMA user_version` records the last one applied. */
+export const SQLITE_MIGRATIONS: readonly Migration[] = migrationsFor("sqlite");
+
+export const SQLITE_SCHEMA_VERSION = (SQLITE_MIGRATIONS.at(-1) as Migration).version;
+
+/**
+ * Brings the file up to `target`. Each step re-reads the version inside its write transaction, so two
+ * processes opening a new file at once apply each migration exactly once.
+ */
+export function migrateSqlite(db: Database.Database, target = SQLITE_SCHEMA_VERSION): void {
+  const version = () => db.pragma("user_version", { simple: true }) as number;
+  if (version() > SQLITE_SCHEMA_VERSION) {
+    throw new StoreError(
+      "invalid",
+      `the session database has schema version ${version()}, newer than this Gatehouse knows (${SQLITE_SCHEMA_VERSION})`,
+    );
+  }
+  for (const migration of SQLITE_MIGRATIONS) {
+    if (migration.version > target) break;
+    db.transaction(() => {
+      if (version() >= migration.version) return;
+      db.exec(migration.sql);
+      db.pragma(`user_version = ${migration.version}`);
+    }).immediate();
+  }
+}
