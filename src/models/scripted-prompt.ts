@@ -1,4 +1,9 @@
-import type { LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolResultOutput } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3Message,
+  LanguageModelV3Prompt,
+  LanguageModelV3ToolResultOutput,
+  SharedV3ProviderOptions,
+} from "@ai-sdk/provider";
 import { gatehouseMark } from "./prompt.js";
 
 /** What a scripted model derives from the prompt alone: no state survives between calls. */
@@ -18,7 +23,27 @@ export interface RunView {
  * Without a mark it is the last user message not marked as context. The turn index is the number
  * of assistant messages after it: the n-th model call of a run sees n-1 answers of that run.
  */
-export function viewRun(prompt: LanguageModelV3Prompt): RunView {
+export function viewRun(prompt: LanguageModelV3Prompt, callOptions?: SharedV3ProviderOptions): RunView {
+  const view = viewPrompt(prompt);
+  // The runtime also says outright which run and which call this is (see `RunCallMark`): that
+  // survives a compaction that summarized the run's own prompt and earlier answers away.
+  const mark = callOptions?.[GATEHOUSE_CALL_KEY] as RunCallMark | undefined;
+  return {
+    ...view,
+    ...(typeof mark?.runPrompt === "string" ? { runPrompt: mark.runPrompt } : {}),
+    ...(typeof mark?.step === "number" ? { turnIndex: mark.step - 1 } : {}),
+  };
+}
+
+/** What the runtime puts in a call's `providerOptions.gatehouse`; providers read only their own key. */
+export interface RunCallMark {
+  readonly runPrompt?: string;
+  /** 1-based: the n-th model call of the run. */
+  readonly step?: number;
+}
+export const GATEHOUSE_CALL_KEY = "gatehouse";
+
+function viewPrompt(prompt: LanguageModelV3Prompt): RunView {
   let start = findLast(prompt, (m) => m.role === "user" && gatehouseMark(m.providerOptions).runStart === true);
   if (start < 0) start = findLast(prompt, isOwnUserMessage);
   const startMessage = start < 0 ? undefined : prompt[start];

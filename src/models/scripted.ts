@@ -10,6 +10,7 @@ import {
   type LanguageModelV3StreamPart,
   type LanguageModelV3StreamResult,
   type LanguageModelV3Usage,
+  type SharedV3ProviderOptions,
 } from "@ai-sdk/provider";
 import { ScriptedFileError, ScriptedModelError } from "./errors.js";
 import { type RunView, viewRun } from "./scripted-prompt.js";
@@ -31,7 +32,7 @@ interface Answer {
   readonly error?: APICallError;
 }
 
-type Responder = (prompt: LanguageModelV3Prompt) => Answer;
+type Responder = (prompt: LanguageModelV3Prompt, callOptions?: SharedV3ProviderOptions) => Answer;
 
 /**
  * A deterministic `LanguageModelV3`. Each call is answered from the prompt alone (see `viewRun`),
@@ -49,7 +50,7 @@ class ScriptedLanguageModel implements LanguageModelV3 {
 
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
     options.abortSignal?.throwIfAborted();
-    const answer = this.respond(options.prompt);
+    const answer = this.respond(options.prompt, options.providerOptions);
     if (answer.error) throw answer.error;
     const content = answer.items.map(toContent);
     return { content, finishReason: finishReason(answer), usage: answer.usage, warnings: [] };
@@ -58,7 +59,7 @@ class ScriptedLanguageModel implements LanguageModelV3 {
   async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
     const signal = options.abortSignal;
     signal?.throwIfAborted();
-    const answer = this.respond(options.prompt);
+    const answer = this.respond(options.prompt, options.providerOptions);
     // An error with nothing before it fails the call itself, as an HTTP error would; an error
     // after some output fails the stream part-way, as a dropped connection would.
     if (answer.error && answer.items.length === 0) throw answer.error;
@@ -160,8 +161,8 @@ export function createScriptedModel(script: ScriptInput, options: { name?: strin
 
 /** The model behind `scripted:echo`: every call answers with the run's user prompt. */
 export function createEchoModel(): LanguageModelV3 {
-  return new ScriptedLanguageModel("echo", (prompt) => {
-    const text = viewRun(prompt).runPrompt;
+  return new ScriptedLanguageModel("echo", (prompt, callOptions) => {
+    const text = viewRun(prompt, callOptions).runPrompt;
     const items: Item[] = [{ kind: "text", text, chunks: 1 }];
     return { items, usage: estimateUsage(prompt, outputSize(items)) };
   });
@@ -203,8 +204,8 @@ function responder(script: Script, name: string): Responder {
   }));
   const describe = (run: (typeof runs)[number]) =>
     run.regex ? `run matching /${run.match}/ (runs[${run.index}])` : `run runs[${run.index}] (matches any prompt)`;
-  return (prompt) => {
-    const view = viewRun(prompt);
+  return (prompt, callOptions) => {
+    const view = viewRun(prompt, callOptions);
     const run = runs.find((r) => r.regex === undefined || r.regex.test(view.runPrompt));
     if (!run) {
       const patterns = runs.map((r) => `/${r.match}/`).join(", ");

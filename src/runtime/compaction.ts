@@ -75,5 +75,5 @@ function compactableRange(history: readonly Message[], keepRecent: number): Mess
   let end = stored.length - keepRecent;
   while (end > 0 && stored[end]?.role === "tool") end--;
   const range = stored.slice(0, Math.max(0, end));
-  return range.length >= 2 ? range : undefined;
+  return range.length > 0 ? range : undefined;
 }

@@ -12,6 +12,7 @@ import type { ModelResolver, ResolvedModel, RuntimeConfig, RuntimeDeps } from ".
 import { dropEvents, RunEventChannel } from "./events.js";
 import { executeRun } from "./run.js";
 import { SlashCommands } from "./slash.js";
+import { createAgentTool } from "./subagent.js";
 import type { Approver, RunEvent, RunInput, RunResult } from "./types.js";
 
 /** A plugin handed over in code, with what gatehouse.json would otherwise say about it. */
@@ -33,6 +34,8 @@ export interface GatehouseOptions {
   /** A store, or how to open one. Default: SQLite in `<cwd>/.gatehouse/`. */
   readonly store?: SessionStore | StoreOptions;
   readonly tools?: readonly Tool[];
+  /** Adds Claude Code's `Agent` tool: sub-agents as child runs. `maxDepth` 1 (default) means no nesting. */
+  readonly subagents?: boolean | { readonly maxDepth?: number };
   readonly approver?: Approver;
   readonly logger?: HostLogger;
   readonly config?: Partial<Omit<RuntimeConfig, "compaction">> & {
@@ -108,11 +111,17 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
         : await openStore(
             given ?? resolveStoreOptions({ projectDir: config.cwd, ...(options.env ? { env: options.env } : {}) }),
           );
+    const tools = new Map<string, Tool>((options.tools ?? []).map((t) => [t.name, t]));
+    const { subagents } = options;
+    if (subagents) {
+      const maxDepth = typeof subagents === "object" ? (subagents.maxDepth ?? 1) : 1;
+      tools.set("Agent", createAgentTool(() => deps as RuntimeDeps, maxDepth) as Tool);
+    }
     return {
       engine,
       store,
       models,
-      tools: new Map((options.tools ?? []).map((t) => [t.name, t])),
+      tools,
       config,
       approver: options.approver,
       logger,

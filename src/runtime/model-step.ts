@@ -29,6 +29,7 @@ export async function callModel(
       prompt,
       ...(tools.length ? { tools: [...tools] } : {}),
       abortSignal: state.signal,
+      providerOptions: { gatehouse: { runPrompt: state.prompt, step } },
     });
     response = await collectStream(
       stream,

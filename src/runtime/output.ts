@@ -1,3 +1,4 @@
+import { currentRunContext } from "../hooks/run-context.js";
 import { assistantTexts } from "../store/plan.js";
 import { audit } from "./audit.js";
 import type { RuntimeDeps } from "./deps.js";
@@ -43,7 +44,7 @@ export async function deliver(deps: RuntimeDeps, state: RunState): Promise<void>
   const { engine } = deps;
   let text = state.reply ?? "";
   if (engine.hasHooks("message_sending")) {
-    const outcome = await engine.emit("message_sending", { to: "user", content: text });
+    const outcome = await engine.emit("message_sending", { to: audience(), content: text });
     if (outcome.result.cancel) {
       if (outcome.decidedBy) await audit(deps, state, outcome.decidedBy, "cancel");
       state.reply = null;
@@ -53,5 +54,11 @@ export async function deliver(deps: RuntimeDeps, state: RunState): Promise<void>
   }
   state.reply = text;
   state.emit({ type: "final", text });
-  if (engine.hasHooks("message_sent")) await engine.emit("message_sent", { to: "user", content: text, success: true });
+  if (engine.hasHooks("message_sent"))
+    await engine.emit("message_sent", { to: audience(), content: text, success: true });
+}
+
+/** A sub-agent's answer goes to the parent agent, not to the user. */
+function audience(): string {
+  return (currentRunContext()?.depth ?? 0) > 0 ? "parent" : "user";
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { JSONSchema7, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
 import type { Part } from "../core/message.js";
-import { newTraceparent, type RunContext, runWithContext } from "../hooks/run-context.js";
+import { childRunContext, newTraceparent, type RunContext, runWithContext } from "../hooks/run-context.js";
 import { sanitizeLogLine } from "../hooks/sanitize.js";
 import type { MergedResult } from "../hooks/types.js";
 import { toModelTools } from "../models/tools.js";
@@ -25,34 +25,52 @@ import type { RunInput, RunOutcome, RunResult } from "./types.js";
  * that ends the turn (a slash command, a claim, a block) returns false and the run goes
  * straight to its end (step 13), which always happens once the run was admitted.
  */
-export async function executeRun(deps: RuntimeDeps, input: RunInput, emit: EventSink): Promise<RunResult> {
+export async function executeRun(
+  deps: RuntimeDeps,
+  input: RunInput,
+  emit: EventSink,
+  child?: ChildPlacement,
+): Promise<RunResult> {
   const signal = input.signal ?? new AbortController().signal;
   // 0. Admission: the session, its run lock (one run per session, across processes), a run id.
-  const { session, created } = await openSession(deps, input);
+  const { session, created } = child
+    ? { session: await deps.store.createSession({ parentSessionId: child.parent.sessionId }), created: true }
+    : await openSession(deps, input);
   const lock = await deps.store.acquireRunLock(session.id, { signal });
   try {
+    const trigger = child ? "subagent" : (input.trigger ?? "api");
     const run = await deps.store.startRun({
       sessionId: session.id,
-      trigger: input.trigger ?? "api",
+      trigger,
+      ...(child ? { depth: child.parent.depth + 1, parentRunId: child.parent.runId } : {}),
       ...(input.jobId === undefined ? {} : { jobId: input.jobId }),
     });
-    const context: RunContext = {
-      sessionId: session.id,
-      sessionKey: session.key ?? session.id,
-      runId: run.id,
-      agentId: "main",
-      depth: 0,
-      trigger: input.trigger ?? "api",
-      channel: input.channel ?? "api",
-      ...(input.jobId === undefined ? {} : { jobId: input.jobId }),
-      traceparent: newTraceparent(),
-      signal,
-    };
+    const identity = { sessionId: session.id, sessionKey: session.key ?? session.id, runId: run.id };
+    const context: RunContext = child
+      ? childRunContext(child.parent, { ...identity, agentId: child.agentType, signal })
+      : {
+          ...identity,
+          agentId: "main",
+          depth: 0,
+          trigger,
+          channel: input.channel ?? "api",
+          ...(input.jobId === undefined ? {} : { jobId: input.jobId }),
+          traceparent: newTraceparent(),
+          signal,
+        };
     const state = new RunState(session.id, run.id, input.prompt, signal, emit, deps.config.systemPrompt);
+    if (child?.context) state.context.append.push(child.context);
     return await runWithContext(context, () => lifecycle(deps, state, session, created, context));
   } finally {
     await lock.release();
   }
+}
+
+/** Where a sub-agent's run sits: under its parent run, with context the parent's hooks added. */
+export interface ChildPlacement {
+  readonly parent: RunContext;
+  readonly agentType: string;
+  readonly context?: string;
 }
 
 async function lifecycle(
@@ -71,6 +89,7 @@ async function lifecycle(
     if (created) await engine.emit("session_start", { sessionId, source: "startup" });
     // 1.
     await engine.emit("message_received", { content: state.prompt, channel: context.channel });
+    if (await claimInbound(deps, state, context)) return result(state, sessionId);
     // 2. Slash commands answer the turn themselves; no agent hook fires for them.
     const command = deps.commands.parse(state.prompt);
     if (command) {
@@ -93,7 +112,7 @@ async function lifecycle(
     // 7.
     if (!(await admitPrompt(deps, state))) return result(state, sessionId);
     // 8–9.
-    await agentLoop(deps, state);
+    await agentLoop(deps, state, context.depth);
     // 10–12.
     await gateResponse(deps, state);
     if (state.outcome !== "blocked") await deliver(deps, state);
@@ -107,6 +126,24 @@ async function lifecycle(
     await endRun(deps, state);
   }
   return result(state, sessionId);
+}
+
+/**
+ * 1. `inbound_claim`: a channel plugin may take the message before it becomes an agent turn
+ * (not conversation-gated, so it sees only this message). Its reply is delivered as is.
+ */
+async function claimInbound(deps: RuntimeDeps, state: RunState, context: RunContext): Promise<boolean> {
+  if (!deps.engine.hasHooks("inbound_claim")) return false;
+  const claim = await deps.engine.emit("inbound_claim", { content: state.prompt, channel: context.channel });
+  if (!claim.handled) return false;
+  await audit(deps, state, claim.by, "claim");
+  state.outcome = "claimed";
+  const reply = claim.result.reply;
+  if (reply !== undefined) {
+    state.reply = reply;
+    await deliver(deps, state);
+  }
+  return true;
 }
 
 /** 3. `before_agent_reply`: a plugin may answer the turn without the model. */
@@ -216,12 +253,13 @@ async function admitPrompt(deps: RuntimeDeps, state: RunState): Promise<boolean>
 }
 
 /** 8–9. Model and tools, step by step, until a final answer that no finalize hook sends back. */
-async function agentLoop(deps: RuntimeDeps, state: RunState): Promise<void> {
-  const tools = availableTools(deps, state);
+async function agentLoop(deps: RuntimeDeps, state: RunState, depth: number): Promise<void> {
+  const tools = availableTools(deps, state, depth);
   const modelTools = publishTools([...tools.values()]);
   const liveText = !deps.engine.hasHooks("before_response_emit") && !deps.engine.hasHooks("message_sending");
   const { compaction, maxSteps } = deps.config;
   while (state.steps < maxSteps) {
+    state.signal.throwIfAborted();
     if (estimateTokens(state.history) > compaction.contextTokens) await compact(deps, state, "auto");
     const response = await callModel(deps, state, modelTools, liveText);
     if (response.parts.length) await writeMessage(deps, state, { role: "assistant", parts: response.parts });
@@ -307,10 +345,15 @@ function publishTools(tools: readonly Tool[]): LanguageModelV3FunctionTool[] {
   );
 }
 
-function availableTools(deps: RuntimeDeps, state: RunState): ReadonlyMap<string, Tool> {
+/** Configured tools, narrowed by `toolsAllow`; a sub-agent at the depth limit loses `Agent`. */
+function availableTools(deps: RuntimeDeps, state: RunState, depth: number): ReadonlyMap<string, Tool> {
   const allow = state.toolsAllow;
-  if (!allow) return deps.tools;
-  return new Map([...deps.tools].filter(([name]) => allow.includes(name)));
+  const agent = deps.tools.get("Agent") as (Tool & { maxDepth?: number }) | undefined;
+  const nestingAllowed = agent?.maxDepth === undefined || depth + 1 <= agent.maxDepth;
+  if (!allow && nestingAllowed) return deps.tools;
+  return new Map(
+    [...deps.tools].filter(([name]) => (!allow || allow.includes(name)) && (name !== "Agent" || nestingAllowed)),
+  );
 }
 
 /**

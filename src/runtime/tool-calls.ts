@@ -58,6 +58,7 @@ async function runToolCall(
   if (params instanceof InvalidInput) return { output: params.message, isError: true };
 
   const pre = await engine.emit("before_tool_call", { toolName, params, toolCallId });
+  state.signal.throwIfAborted();
   if (pre.result.block) {
     const by = pre.decidedBy as NonNullable<typeof pre.decidedBy>;
     const message = notices.toolBlocked(toolName, by.pluginId, pre.result.blockReason);

@@ -1,0 +1,101 @@
+import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
+import { z } from "zod";
+import { HOOK_NAMES, type HookContext, type HookName } from "../../src/hooks/index.js";
+import { createScriptedModel, type ScriptInput } from "../../src/models/index.js";
+import { definePlugin, type PluginDefinition } from "../../src/plugins/index.js";
+import { createGatehouse, type GatehouseOptions } from "../../src/runtime/gatehouse.js";
+import { openMemoryStore } from "../../src/store/index.js";
+import type { SessionStore } from "../../src/store/types.js";
+import type { Tool } from "../../src/tools/types.js";
+import { captureLogger } from "../hooks/helpers.js";
+
+export interface Firing {
+  readonly hook: HookName;
+  readonly event: Record<string, unknown>;
+  readonly ctx: Pick<
+    HookContext,
+    "sessionId" | "sessionKey" | "runId" | "depth" | "trigger" | "jobId" | "agentId" | "parentRunId"
+  >;
+}
+
+/** A plugin with a no-opinion handler on every hook of the catalog, recording each firing. */
+export function recorder(): { plugin: PluginDefinition; firings: Firing[]; count(hook: HookName): number } {
+  const firings: Firing[] = [];
+  const plugin = definePlugin({
+    id: "recorder",
+    setup(api) {
+      for (const hook of HOOK_NAMES) {
+        const record = (event: unknown, ctx: HookContext) => {
+          const { sessionId, sessionKey, runId, depth, trigger, jobId, agentId, parentRunId } = ctx;
+          firings.push({
+            hook,
+            event: event as Record<string, unknown>,
+            ctx: { sessionId, sessionKey, runId, depth, trigger, jobId, agentId, parentRunId },
+          });
+          return undefined;
+        };
+        api.on(hook, record as never, { priority: 1000 });
+      }
+    },
+  });
+  return { plugin, firings, count: (hook) => firings.filter((f) => f.hook === hook).length };
+}
+
+/** Wraps a model and keeps every prompt it was sent, to check what the model saw. */
+export function spy(model: LanguageModelV3): { model: LanguageModelV3; calls: LanguageModelV3CallOptions[] } {
+  const calls: LanguageModelV3CallOptions[] = [];
+  return {
+    calls,
+    model: {
+      ...model,
+      specificationVersion: "v3",
+      provider: model.provider,
+      modelId: model.modelId,
+      supportedUrls: model.supportedUrls,
+      doGenerate: (options) => {
+        calls.push(options);
+        return model.doGenerate(options);
+      },
+      doStream: (options) => {
+        calls.push(options);
+        return model.doStream(options);
+      },
+    },
+  };
+}
+
+/** Everything the model was sent in one call, as text (to check what reached it). */
+export function promptText(call: LanguageModelV3CallOptions): string {
+  return JSON.stringify(call.prompt);
+}
+
+export const echoTool: Tool<{ text: string }, { echoed: string }> = {
+  name: "Echo",
+  description: "Echoes its text",
+  inputSchema: z.object({ text: z.string() }),
+  async execute(input) {
+    return { echoed: input.text };
+  },
+};
+
+export interface TestGatehouse {
+  store: SessionStore;
+  logLines: string[];
+  calls: LanguageModelV3CallOptions[];
+}
+
+export function testGatehouse(
+  script: ScriptInput,
+  options: Omit<GatehouseOptions, "model"> & { readonly store?: SessionStore } = {},
+) {
+  const { logger, lines } = captureLogger();
+  const store = options.store ?? openMemoryStore();
+  const spied = spy(createScriptedModel(script));
+  const gatehouse = createGatehouse({ tools: [echoTool], logger, ...options, model: spied.model, store });
+  return { gatehouse, store, logLines: lines, calls: spied.calls };
+}
+
+/** A one-hook plugin. */
+export function plugin(id: string, setup: PluginDefinition["setup"]): PluginDefinition {
+  return { id, setup };
+}
