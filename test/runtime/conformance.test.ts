@@ -61,7 +61,7 @@ interface Scenario {
   readonly expected: Counts;
   readonly script?: ScriptInput;
   readonly plugins?: readonly PluginDefinition[];
-  readonly options?: Omit<GatehouseOptions, "model">;
+  readonly options?: Omit<GatehouseOptions, "model" | "store">;
   readonly input?: Partial<RunInput>;
   readonly streamed?: boolean;
   readonly outcome: RunResult["outcome"];
