@@ -21,8 +21,10 @@ export async function requestApproval(deps: RuntimeDeps, state: RunState, ask: A
   state.emit({ type: "approval-requested", toolCallId: ask.toolCallId, toolName: ask.toolName, title: ask.title });
   await deps.engine.emit("notification", { kind: "approval", message: ask.title });
   if (!deps.approver) return false;
-  const timeout = AbortSignal.timeout(ask.timeoutMs ?? deps.config.approvalTimeoutMs);
-  const signal = AbortSignal.any([state.signal, timeout]);
+  // A referenced timer (AbortSignal.timeout's is not): a pending approval keeps the process alive.
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), ask.timeoutMs ?? deps.config.approvalTimeoutMs);
+  const signal = AbortSignal.any([state.signal, timeout.signal]);
   let decision: ApprovalDecision;
   try {
     decision = await Promise.race([
@@ -44,6 +46,8 @@ export async function requestApproval(deps: RuntimeDeps, state: RunState, ask: A
     ]);
   } catch {
     decision = "deny";
+  } finally {
+    clearTimeout(timer);
   }
   if (decision === "allow-always") {
     if (remembered) remembered.add(ask.toolName);
