@@ -3,41 +3,44 @@
  * so deadlines arrive in order: one FIFO and one timer per duration suffice. Adding is a push;
  * settling is a flag. The timer keeps the process alive only while some handler is pending.
  */
-export interface Deadline {
-  settled: boolean;
-  readonly at: number;
-  /** Dropped once settled, so a settled entry waiting in the FIFO holds nothing of its handler. */
-  expire: (() => void) | undefined;
+export abstract class Deadline {
+  settled = false;
+  at = 0;
+  /** Called at most once, when the deadline passes before `settle`. */
+  abstract expire(): void;
+  /** Called once settled or expired: drop whatever the entry holds while it waits in the FIFO. */
+  abstract release(): void;
 }
 
 export class DeadlineQueue {
   private readonly entries: Deadline[] = [];
   private head = 0;
+  private tail = 0;
   private pending = 0;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly ms: number) {}
 
-  add(expire: () => void): Deadline {
-    const entry: Deadline = { settled: false, at: performance.now() + this.ms, expire };
-    this.entries.push(entry);
+  add(entry: Deadline): void {
+    entry.at = performance.now() + this.ms;
+    this.entries[this.tail++] = entry;
     if (this.pending++ === 0) {
       if (this.timer === undefined) this.arm(this.ms);
       else this.timer.ref();
     }
-    return entry;
   }
 
   /** Returns false when the deadline already expired (the late result must be dropped). */
   settle(entry: Deadline): boolean {
     if (entry.settled) return false;
     entry.settled = true;
-    entry.expire = undefined;
+    entry.release();
     if (--this.pending === 0) {
       // Everything queued is settled: forget it now rather than when the timer next fires
       // (up to a whole timeout later), or a busy hook retains every deadline of that window.
-      this.entries.length = 0;
+      // The slots are reused; what they still point at holds nothing (released).
       this.head = 0;
+      this.tail = 0;
       this.timer?.unref();
     }
     return true;
@@ -52,28 +55,33 @@ export class DeadlineQueue {
     this.timer = undefined;
     const now = performance.now();
     const { entries } = this;
-    while (this.head < entries.length) {
+    const expired: Deadline[] = [];
+    while (this.head < this.tail) {
       const entry = entries[this.head] as Deadline;
       if (!entry.settled && entry.at > now) break;
       this.head++;
       if (!entry.settled) {
-        const expire = entry.expire as () => void;
         entry.settled = true;
-        entry.expire = undefined;
         this.pending--;
-        expire();
+        expired.push(entry);
       }
     }
-    if (this.head === entries.length) {
-      entries.length = 0;
+    if (this.head === this.tail) {
       this.head = 0;
+      this.tail = 0;
     } else {
       if (this.head > 1024) {
-        entries.splice(0, this.head);
+        entries.copyWithin(0, this.head, this.tail);
+        this.tail -= this.head;
         this.head = 0;
       }
-      const timer = this.arm((entries[this.head] as Deadline).at - now);
-      if (this.pending === 0) timer.unref();
+      this.arm((entries[this.head] as Deadline).at - now);
+    }
+    // Expire once the queue is consistent again: an expiry may start the next handler, which
+    // adds a deadline to this very queue.
+    for (const entry of expired) {
+      entry.expire();
+      entry.release();
     }
   }
 }

@@ -57,6 +57,13 @@ const NO_HANDLER: Record<HookSpec["kind"], unknown> = {
   gate: Promise.resolve(Object.freeze({ outcome: "pass" })),
   sync: NOTHING_DONE,
 };
+/** Per hook, what `emit` returns when it has no handler: one lookup, nothing built. */
+const IDLE = Object.fromEntries(
+  (Object.keys(HOOKS) as HookName[]).map((h) => {
+    const spec: HookSpec = HOOKS[h];
+    return [h, spec.kind === "observe" && spec.detached ? undefined : NO_HANDLER[spec.kind]];
+  }),
+) as Record<HookName, unknown>;
 
 /**
  * The hook engine: registrations in, verdicts out. It knows the catalog, ordering, the five
@@ -114,10 +121,8 @@ export class HookEngine {
    */
   emit<K extends HookName>(hook: K, event: HookEvent<K>): DispatchResult<K> {
     const registrations = this.registry.lists.get(hook);
-    const spec: HookSpec = HOOKS[hook];
-    if (registrations === undefined)
-      return (spec.kind === "observe" && spec.detached ? undefined : NO_HANDLER[spec.kind]) as DispatchResult<K>;
-    return this.dispatch(hook, spec, registrations, event as Record<string, unknown>) as DispatchResult<K>;
+    if (registrations === undefined) return IDLE[hook] as DispatchResult<K>;
+    return this.dispatch(hook, HOOKS[hook], registrations, event as Record<string, unknown>) as DispatchResult<K>;
   }
 
   /** Waits for detached observers still queued or running (used on close and in tests). */

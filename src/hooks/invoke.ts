@@ -1,5 +1,6 @@
+import type { AsyncResource } from "node:async_hooks";
 import type { HookName } from "./catalog.js";
-import { deadlineQueue } from "./deadlines.js";
+import { Deadline, type DeadlineQueue, deadlineQueue } from "./deadlines.js";
 import type { Registration } from "./registry.js";
 import type { Channel, RunContext, Trigger } from "./run-context.js";
 import type { HookContext } from "./types.js";
@@ -65,6 +66,25 @@ export type Invocation =
 
 const TIMEOUT: Invocation = Object.freeze({ status: "timeout" });
 
+/** What `invoke` returns when the handler answered with a promise: the answer comes later. */
+export const PENDING = Symbol("pending");
+
+/**
+ * Where a late answer goes. Dispatches are callback-driven rather than `await`-driven: a
+ * promise (and, with AsyncLocalStorage active, an async-hook call) per handler was most of
+ * what a dispatch cost.
+ */
+export interface Waiter {
+  /** Called exactly once per PENDING invocation: with the handler's answer, or with a timeout. */
+  resume(registration: Registration, invocation: Invocation): void;
+  /**
+   * The dispatch's async context. Deadlines share one timer per duration, and that timer runs
+   * in whatever context armed it: a timeout (the handler's abort listeners and everything the
+   * dispatch does next) must run in its own dispatch's context instead.
+   */
+  scope(): AsyncResource;
+}
+
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     value !== null &&
@@ -73,11 +93,51 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
+/** A handler that answered with a promise: its deadline, and where its answer goes. */
+class PendingCall extends Deadline {
+  constructor(
+    private registration: Registration | undefined,
+    private ctx: HandlerContext | undefined,
+    private waiter: Waiter | undefined,
+    private scope: AsyncResource | undefined,
+  ) {
+    super();
+  }
+
+  expire(): void {
+    (this.scope as AsyncResource).runInAsyncScope(this.timedOut, this);
+  }
+
+  private timedOut(): void {
+    const registration = this.registration as Registration;
+    (this.ctx as HandlerContext).timedOut(registration.timeoutMs);
+    (this.waiter as Waiter).resume(registration, TIMEOUT);
+  }
+
+  answer(queue: DeadlineQueue, invocation: Invocation): void {
+    const { registration, waiter } = this;
+    if (queue.settle(this)) (waiter as Waiter).resume(registration as Registration, invocation);
+  }
+
+  release(): void {
+    this.registration = undefined;
+    this.ctx = undefined;
+    this.waiter = undefined;
+    this.scope = undefined;
+  }
+}
+
 /**
  * Calls one handler under its timeout. A synchronous answer returns synchronously (no
- * promise, no deadline). A late answer after the timeout is dropped.
+ * deadline). An asynchronous one returns PENDING and reaches `waiter.resume` later, at most
+ * once: the answer, or a timeout (its `ctx.signal` aborted, and a late answer dropped).
  */
-export function invoke(registration: Registration, event: unknown, run: RunContext): Invocation | Promise<Invocation> {
+export function invoke(
+  registration: Registration,
+  event: unknown,
+  run: RunContext,
+  waiter: Waiter,
+): Invocation | typeof PENDING {
   const ctx = new HandlerContext(run, registration.hook, registration.pluginId);
   let value: unknown;
   try {
@@ -86,20 +146,18 @@ export function invoke(registration: Registration, event: unknown, run: RunConte
     return { status: "threw", error };
   }
   if (!isThenable(value)) return { status: "ok", value };
-  const { timeoutMs } = registration;
-  const queue = deadlineQueue(timeoutMs);
-  return new Promise<Invocation>((resolve) => {
-    const deadline = queue.add(() => {
-      ctx.timedOut(timeoutMs);
-      resolve(TIMEOUT);
-    });
+  const queue = deadlineQueue(registration.timeoutMs);
+  const call = new PendingCall(registration, ctx, waiter, waiter.scope());
+  queue.add(call);
+  try {
     value.then(
-      (v) => {
-        if (queue.settle(deadline)) resolve({ status: "ok", value: v });
-      },
-      (error: unknown) => {
-        if (queue.settle(deadline)) resolve({ status: "threw", error });
-      },
+      (v) => call.answer(queue, { status: "ok", value: v }),
+      (error: unknown) => call.answer(queue, { status: "threw", error }),
     );
-  });
+  } catch (error) {
+    // A thenable whose `then` throws is a handler that threw.
+    queue.settle(call);
+    return { status: "threw", error };
+  }
+  return PENDING;
 }

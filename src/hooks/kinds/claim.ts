@@ -1,5 +1,7 @@
-import { type Invocation, invoke } from "../invoke.js";
+import type { Invocation } from "../invoke.js";
+import type { Registration } from "../registry.js";
 import type { Attribution } from "../types.js";
+import { CONTINUE, Sequence } from "./sequence.js";
 import { attribution, type Dispatch, errorDetail, validateResult } from "./shared.js";
 
 export type ClaimDispatchOutcome =
@@ -9,27 +11,34 @@ export type ClaimDispatchOutcome =
 const DECLINED: ClaimDispatchOutcome = Object.freeze({ handled: false });
 
 /** Sequential; the first `handled: true` wins and later handlers are not called. Failures fall through. */
-export async function dispatchClaim(d: Dispatch): Promise<ClaimDispatchOutcome> {
-  for (const registration of d.registrations) {
-    let invocation: Invocation | Promise<Invocation> = invoke(registration, d.event, d.run);
-    if (invocation instanceof Promise) invocation = await invocation;
+export function dispatchClaim(d: Dispatch): Promise<ClaimDispatchOutcome> {
+  return new Claim(d).run();
+}
+
+class Claim extends Sequence<ClaimDispatchOutcome> {
+  protected step(registration: Registration, invocation: Invocation): ClaimDispatchOutcome | typeof CONTINUE {
+    const { failures } = this.d;
     if (invocation.status !== "ok") {
-      d.failures.report(
+      failures.report(
         registration,
         invocation.status,
         invocation.status === "threw" ? errorDetail(invocation.error) : "",
         false,
       );
-      continue;
+      return CONTINUE;
     }
-    if (invocation.value === undefined) continue;
-    const validated = validateResult(d.spec, invocation.value, d.event);
+    if (invocation.value === undefined) return CONTINUE;
+    const validated = validateResult(this.d.spec, invocation.value, this.d.event);
     if (!validated.ok) {
-      d.failures.report(registration, "invalid", validated.detail, false);
-      continue;
+      failures.report(registration, "invalid", validated.detail, false);
+      return CONTINUE;
     }
     if (validated.value.handled === true)
       return { handled: true, by: attribution(registration, "decision"), result: validated.value };
+    return CONTINUE;
   }
-  return DECLINED;
+
+  protected end(): ClaimDispatchOutcome {
+    return DECLINED;
+  }
 }

@@ -1,6 +1,8 @@
 import { GateResultSchema } from "../catalog.js";
-import { type Invocation, invoke } from "../invoke.js";
+import type { Invocation } from "../invoke.js";
+import type { Registration } from "../registry.js";
 import type { GateOutcome } from "../types.js";
+import { CONTINUE, Sequence } from "./sequence.js";
 import { attribution, type Dispatch, errorDetail, issueDetail } from "./shared.js";
 
 const PASS: GateOutcome = Object.freeze({ outcome: "pass" });
@@ -10,16 +12,19 @@ const PASS: GateOutcome = Object.freeze({ outcome: "pass" });
  * `undefined` is no opinion; anything else, a throw or a timeout blocks (fail closed). The
  * block's internal `reason` is read by nobody and dropped here.
  */
-export async function dispatchGate(d: Dispatch): Promise<GateOutcome> {
-  for (const registration of d.registrations) {
-    let invocation: Invocation | Promise<Invocation> = invoke(registration, d.event, d.run);
-    if (invocation instanceof Promise) invocation = await invocation;
+export function dispatchGate(d: Dispatch): Promise<GateOutcome> {
+  return new Gate(d).run();
+}
+
+class Gate extends Sequence<GateOutcome> {
+  protected step(registration: Registration, invocation: Invocation): GateOutcome | typeof CONTINUE {
+    const { failures } = this.d;
     if (invocation.status === "ok") {
-      if (invocation.value === undefined) continue;
+      if (invocation.value === undefined) return CONTINUE;
       const parsed = GateResultSchema.safeParse(invocation.value);
       if (parsed.success) {
         const decision = parsed.data;
-        if (decision.outcome === "pass") continue;
+        if (decision.outcome === "pass") return CONTINUE;
         return {
           outcome: "block",
           by: attribution(registration, "decision"),
@@ -28,18 +33,20 @@ export async function dispatchGate(d: Dispatch): Promise<GateOutcome> {
         };
       }
       const closed = registration.failure === "closed";
-      d.failures.report(registration, "invalid", issueDetail(parsed.error.issues), closed);
-      if (closed) return { outcome: "block", by: attribution(registration, "invalid") };
-      continue;
+      failures.report(registration, "invalid", issueDetail(parsed.error.issues), closed);
+      return closed ? { outcome: "block", by: attribution(registration, "invalid") } : CONTINUE;
     }
     const closed = registration.failure === "closed";
-    d.failures.report(
+    failures.report(
       registration,
       invocation.status,
       invocation.status === "threw" ? errorDetail(invocation.error) : "",
       closed,
     );
-    if (closed) return { outcome: "block", by: attribution(registration, invocation.status) };
+    return closed ? { outcome: "block", by: attribution(registration, invocation.status) } : CONTINUE;
   }
-  return PASS;
+
+  protected end(): GateOutcome {
+    return PASS;
+  }
 }

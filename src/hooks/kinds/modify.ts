@@ -1,6 +1,8 @@
-import { type Invocation, invoke } from "../invoke.js";
+import type { Invocation } from "../invoke.js";
 import { Merger } from "../merge.js";
+import type { Registration } from "../registry.js";
 import type { Attribution } from "../types.js";
+import { CONTINUE, Sequence } from "./sequence.js";
 import { attribution, type Dispatch, errorDetail, validateResult } from "./shared.js";
 
 export interface ModifyDispatchOutcome {
@@ -12,25 +14,43 @@ export interface ModifyDispatchOutcome {
  * Sequential, in priority order; each result validated and merged by rule. A latch (a block
  * decision, or a failure under fail-closed) stops the remaining handlers.
  */
-export async function dispatchModify(d: Dispatch): Promise<ModifyDispatchOutcome> {
-  const { spec, registrations, failures } = d;
-  const merger = new Merger(spec.rules ?? {});
-  const matchValue = spec.matcher === undefined ? undefined : String(d.event[spec.matcher]);
-  let current = d.event;
-  for (const registration of registrations) {
-    if (registration.matches !== undefined && !registration.matches(matchValue as string)) continue;
-    let invocation: Invocation | Promise<Invocation> = invoke(registration, current, d.run);
-    if (invocation instanceof Promise) invocation = await invocation;
-    let cause: Attribution["cause"] | undefined;
+export function dispatchModify(d: Dispatch): Promise<ModifyDispatchOutcome> {
+  return new Modify(d).run();
+}
+
+class Modify extends Sequence<ModifyDispatchOutcome> {
+  private readonly merger: Merger;
+  private readonly matchValue: string | undefined;
+  private current: Readonly<Record<string, unknown>>;
+
+  constructor(d: Dispatch) {
+    super(d);
+    this.merger = new Merger(d.spec.rules ?? {});
+    this.matchValue = d.spec.matcher === undefined ? undefined : String(d.event[d.spec.matcher]);
+    this.current = d.event;
+  }
+
+  protected override event(): Readonly<Record<string, unknown>> {
+    return this.current;
+  }
+
+  protected override skips(registration: Registration): boolean {
+    return registration.matches !== undefined && !registration.matches(this.matchValue as string);
+  }
+
+  protected step(registration: Registration, invocation: Invocation): ModifyDispatchOutcome | typeof CONTINUE {
+    const { spec, failures } = this.d;
+    const { merger } = this;
+    let cause: Attribution["cause"];
     let detail = "";
     if (invocation.status === "ok") {
-      if (invocation.value === undefined) continue;
-      const validated = validateResult(spec, invocation.value, current);
+      if (invocation.value === undefined) return CONTINUE;
+      const validated = validateResult(spec, invocation.value, this.current);
       if (validated.ok) {
         const step = merger.apply(validated.value);
-        if (step.chained) current = Object.freeze({ ...current, ...step.chained });
+        if (step.chained) this.current = Object.freeze({ ...this.current, ...step.chained });
         if (step.latched) return { result: merger.merged, decidedBy: attribution(registration, "decision") };
-        continue;
+        return CONTINUE;
       }
       cause = "invalid";
       detail = validated.detail;
@@ -40,10 +60,12 @@ export async function dispatchModify(d: Dispatch): Promise<ModifyDispatchOutcome
     }
     const closed = registration.failure === "closed" && spec.blockField !== undefined;
     failures.report(registration, cause, detail, closed);
-    if (closed) {
-      merger.merged[spec.blockField as string] = true;
-      return { result: merger.merged, decidedBy: attribution(registration, cause) };
-    }
+    if (!closed) return CONTINUE;
+    merger.merged[spec.blockField as string] = true;
+    return { result: merger.merged, decidedBy: attribution(registration, cause) };
   }
-  return { result: merger.merged };
+
+  protected end(): ModifyDispatchOutcome {
+    return { result: this.merger.merged };
+  }
 }

@@ -1,26 +1,65 @@
-import { type Invocation, invoke } from "../invoke.js";
+import { AsyncResource } from "node:async_hooks";
+import { type Invocation, invoke, PENDING, type Waiter } from "../invoke.js";
 import type { Registration } from "../registry.js";
 import { type Dispatch, errorDetail } from "./shared.js";
 
-function settle(d: Dispatch, registration: Registration, invocation: Invocation): void {
-  if (invocation.status === "ok") return;
-  d.failures.report(
-    registration,
-    invocation.status,
-    invocation.status === "threw" ? errorDetail(invocation.error) : "",
-    false,
-  );
+/** All handlers start at once; results are ignored, failures logged. */
+export function dispatchObserve(d: Dispatch): Promise<void> {
+  return new Promise<void>((resolve, reject) => new Observers(d, resolve, reject).start());
 }
 
-/** All handlers start at once; results are ignored, failures logged. */
-export async function dispatchObserve(d: Dispatch): Promise<void> {
-  const pending: Promise<void>[] = [];
-  for (const registration of d.registrations) {
-    const invocation = invoke(registration, d.event, d.run);
-    if (invocation instanceof Promise) pending.push(invocation.then((i) => settle(d, registration, i)));
-    else settle(d, registration, invocation);
+/** Counts the handlers still running; callback-driven like `Sequence`, one promise per dispatch. */
+class Observers implements Waiter {
+  private pending = 0;
+  private asyncScope: AsyncResource | undefined;
+
+  constructor(
+    private readonly d: Dispatch,
+    private readonly done: () => void,
+    private readonly fail: (error: unknown) => void,
+  ) {}
+
+  start(): void {
+    const { d } = this;
+    try {
+      // Held at one until every handler has started, so an answer that comes back during the
+      // loop cannot finish the dispatch early.
+      this.pending = 1;
+      for (const registration of d.registrations) {
+        this.pending++;
+        const invocation = invoke(registration, d.event, d.run, this);
+        if (invocation !== PENDING) this.resume(registration, invocation);
+      }
+    } catch (error) {
+      this.fail(error);
+    }
+    this.release();
   }
-  if (pending.length) await Promise.all(pending);
+
+  scope(): AsyncResource {
+    this.asyncScope ??= new AsyncResource("GatehouseHookDispatch");
+    return this.asyncScope;
+  }
+
+  resume(registration: Registration, invocation: Invocation): void {
+    if (invocation.status !== "ok") {
+      try {
+        this.d.failures.report(
+          registration,
+          invocation.status,
+          invocation.status === "threw" ? errorDetail(invocation.error) : "",
+          false,
+        );
+      } catch (error) {
+        this.fail(error);
+      }
+    }
+    this.release();
+  }
+
+  private release(): void {
+    if (--this.pending === 0) this.done();
+  }
 }
 
 /**

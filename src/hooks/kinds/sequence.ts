@@ -1,0 +1,84 @@
+import { AsyncResource } from "node:async_hooks";
+import { type Invocation, invoke, PENDING, type Waiter } from "../invoke.js";
+import type { Registration } from "../registry.js";
+import type { Dispatch } from "./shared.js";
+
+/** What `step` returns to go on to the next handler. */
+export const CONTINUE = Symbol("continue");
+
+/**
+ * Calls a dispatch's handlers one after another, each under its own timeout. Driven by
+ * callbacks rather than `await`: one promise per dispatch (the one returned) instead of
+ * three per handler. Synchronous answers are handled in the same loop; asynchronous ones
+ * come back through `resume`, from the handler's promise or from its deadline.
+ */
+export abstract class Sequence<T> implements Waiter {
+  private index = 0;
+  private settle: ((outcome: T) => void) | undefined;
+  private fail: ((error: unknown) => void) | undefined;
+  private asyncScope: AsyncResource | undefined;
+
+  constructor(protected readonly d: Dispatch) {}
+
+  /** The event the next handler sees (modify hooks chain rewrites into it). */
+  protected event(): Readonly<Record<string, unknown>> {
+    return this.d.event;
+  }
+
+  /** Tool matchers: a registration that does not match is not called. */
+  protected skips(_registration: Registration): boolean {
+    return false;
+  }
+
+  /** One handler's answer: the dispatch's outcome, or CONTINUE. */
+  protected abstract step(registration: Registration, invocation: Invocation): T | typeof CONTINUE;
+
+  /** The outcome when every handler was called. */
+  protected abstract end(): T;
+
+  run(): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.settle = resolve;
+      this.fail = reject;
+      this.next();
+    });
+  }
+
+  scope(): AsyncResource {
+    this.asyncScope ??= new AsyncResource("GatehouseHookDispatch");
+    return this.asyncScope;
+  }
+
+  resume(registration: Registration, invocation: Invocation): void {
+    let outcome: T | typeof CONTINUE;
+    try {
+      outcome = this.step(registration, invocation);
+    } catch (error) {
+      (this.fail as (error: unknown) => void)(error);
+      return;
+    }
+    if (outcome === CONTINUE) this.next();
+    else (this.settle as (outcome: T) => void)(outcome);
+  }
+
+  private next(): void {
+    const { registrations, run } = this.d;
+    try {
+      while (this.index < registrations.length) {
+        const registration = registrations[this.index++] as Registration;
+        if (this.skips(registration)) continue;
+        const invocation = invoke(registration, this.event(), run, this);
+        // The answer comes back through `resume`, which calls `next` again.
+        if (invocation === PENDING) return;
+        const outcome = this.step(registration, invocation);
+        if (outcome !== CONTINUE) {
+          (this.settle as (outcome: T) => void)(outcome);
+          return;
+        }
+      }
+      (this.settle as (outcome: T) => void)(this.end());
+    } catch (error) {
+      (this.fail as (error: unknown) => void)(error);
+    }
+  }
+}
