@@ -2,8 +2,10 @@ import { messageText } from "../core/message.js";
 import type { RuntimeDeps } from "./deps.js";
 import type { RunState } from "./state.js";
 
-/** At most this many revisions per run, whatever the handlers ask. */
+/** Revisions per run when no retry asks for more attempts. */
 export const MAX_REVISIONS = 3;
+/** The hard ceiling: a retry's own `maxAttempts` can raise the run's cap up to here, never past it. */
+export const MAX_REVISIONS_CEILING = 8;
 const DEFAULT_INSTRUCTION = "Please revise your answer.";
 
 /**
@@ -21,7 +23,8 @@ export async function askForRevision(deps: RuntimeDeps, state: RunState): Promis
     attempt: state.revisions.length,
   });
   const { action, reason, retry } = outcome.result;
-  if (action !== "revise" || state.revisions.length >= MAX_REVISIONS) return false;
+  const cap = Math.min(MAX_REVISIONS_CEILING, Math.max(MAX_REVISIONS, ...(retry ?? []).map((r) => r.maxAttempts ?? 1)));
+  if (action !== "revise" || state.revisions.length >= cap) return false;
   const instructions: string[] = [];
   for (const r of retry ?? []) {
     const key = r.idempotencyKey ?? r.instruction;

@@ -1,4 +1,12 @@
+import { homedir } from "node:os";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { formatDiagnostic } from "../command-hooks/diagnostics.js";
+import { createCommandHooksPlugin } from "../command-hooks/plugin.js";
+import {
+  type ConfiguredHandler,
+  type LoadCommandHookSourcesOptions,
+  loadCommandHookSources,
+} from "../command-hooks/sources.js";
 import { HookEngine } from "../hooks/engine.js";
 import type { TimeoutOverrides } from "../hooks/registry.js";
 import { resolveModel } from "../models/index.js";
@@ -44,6 +52,16 @@ export interface GatehouseOptions {
   };
   /** Where keys and provider settings are read. Default: process.env. */
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * Claude Code command hooks: handlers already loaded, or where to load them from (the
+   * settings files, gatehouse.json's `hooks`, `--settings`). Diagnostics go to the logger.
+   */
+  readonly commandHooks?: {
+    readonly handlers?: readonly ConfiguredHandler[];
+    readonly load?: Omit<LoadCommandHookSourcesOptions, "projectDir" | "homeDir"> & { readonly homeDir?: string };
+    /** Provider credentials hooks may see (all others are removed from their environment). */
+    readonly passEnv?: readonly string[];
+  };
 }
 
 /** A streamed run: iterate its events; `result` settles when the run ends. */
@@ -89,6 +107,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
   const plugins = new PluginHost(engine, { cwd: config.cwd, logger });
   let store: SessionStore | undefined;
   let deps: RuntimeDeps | undefined;
+  let approver = options.approver;
   let starting: Promise<RuntimeDeps> | undefined;
 
   async function start(): Promise<RuntimeDeps> {
@@ -102,6 +121,18 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       });
     }
     if (options.pluginEntries) await plugins.load(options.pluginEntries, config.cwd);
+    const commandHandlers = loadCommandHooks(options, config.cwd, logger);
+    if (commandHandlers.length) {
+      const bound = createCommandHooksPlugin({
+        handlers: commandHandlers,
+        store: () => store as SessionStore,
+        projectDir: config.cwd,
+        ...(options.env ? { env: options.env } : {}),
+        ...(options.commandHooks?.passEnv ? { passEnv: options.commandHooks.passEnv } : {}),
+      });
+      await plugins.add(bound.plugin, { trusted: true });
+      approver = bound.approver(options.approver);
+    }
     const models = modelResolver(options.model, config.cwd, options.env);
     await models.resolve();
     const given = options.store;
@@ -123,7 +154,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       models,
       tools,
       config,
-      approver: options.approver,
+      approver,
       logger,
       commands: new SlashCommands(plugins.commands),
       alwaysAllowed: new Map(),
@@ -168,6 +199,19 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       await store?.close();
     },
   };
+}
+
+function loadCommandHooks(
+  options: GatehouseOptions,
+  projectDir: string,
+  logger: HostLogger,
+): readonly ConfiguredHandler[] {
+  const { commandHooks } = options;
+  if (!commandHooks) return [];
+  if (!commandHooks.load) return commandHooks.handlers ?? [];
+  const loaded = loadCommandHookSources({ homeDir: homedir(), ...commandHooks.load, projectDir });
+  for (const d of loaded.diagnostics) (d.level === "error" ? logger.error : logger.warn)(formatDiagnostic(d));
+  return [...(commandHooks.handlers ?? []), ...loaded.handlers];
 }
 
 function modelResolver(base: string | LanguageModelV3, cwd: string, env: NodeJS.ProcessEnv | undefined): ModelResolver {

@@ -1,0 +1,273 @@
+import { currentRunContext, type RunContext } from "../hooks/run-context.js";
+import type { PluginDefinition } from "../plugins/define.js";
+import type { Approver } from "../runtime/types.js";
+import type { SessionStore } from "../store/types.js";
+import { type MergedVerdict, runCommandHooks } from "./dispatch.js";
+import type { CommandHookEvent } from "./events.js";
+import { buildPayload, type EventInputs } from "./payload.js";
+import type { ConfiguredHandler } from "./sources.js";
+import { HOOK_BLOCK_REASON } from "./verdict.js";
+
+export const COMMAND_HOOKS_PLUGIN_ID = "command-hooks";
+/** Consecutive Stop / SubagentStop blocks allowed in one run before the answer stands. */
+export const MAX_STOP_BLOCKS = 8;
+// Command hooks keep their own timeouts (seconds, per handler); the engine's must not cut them short.
+const ENGINE_TIMEOUT_MS = 600_000;
+
+export interface CommandHooksPluginOptions {
+  readonly handlers: readonly ConfiguredHandler[];
+  readonly store: () => SessionStore;
+  readonly projectDir: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly passEnv?: readonly string[];
+}
+
+/**
+ * Claude Code's events on Gatehouse's hook engine (DESIGN §7): each event is one handler on
+ * the runtime point it maps to, so a command hook's verdict takes effect exactly like a
+ * typed plugin's — a UserPromptSubmit block cancels the turn at `before_agent_run`, a
+ * PostToolUse block withholds the output, Stop fires for the top-level agent and SubagentStop
+ * only inside sub-agents (by run depth).
+ */
+export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
+  plugin: PluginDefinition;
+  approver: (next: Approver | undefined) => Approver;
+} {
+  const { handlers } = options;
+  const configured = new Set(handlers.map((h) => h.event));
+  const promptBlocks = new Map<string, string>();
+  const toolContext = new Map<string, string>();
+  const stopBlocks = new Map<string, number>();
+
+  async function fire<E extends CommandHookEvent>(
+    event: E,
+    ctx: Pick<RunContext, "sessionId" | "runId" | "depth" | "agentId">,
+    input: EventInputs[E],
+    signal?: AbortSignal,
+  ): Promise<MergedVerdict | undefined> {
+    if (!configured.has(event)) return undefined;
+    const store = options.store();
+    const transcriptPath = ctx.sessionId ? await store.materializeTranscript(ctx.sessionId).catch(() => "") : "";
+    const payload = buildPayload(
+      event,
+      {
+        sessionId: ctx.sessionId,
+        transcriptPath,
+        cwd: options.projectDir,
+        runId: ctx.runId,
+        depth: ctx.depth,
+        ...(ctx.depth > 0 ? { agent: { id: ctx.sessionId, type: ctx.agentId } } : {}),
+      },
+      input,
+    );
+    return runCommandHooks(event, undefined, payload, handlers, {
+      projectDir: options.projectDir,
+      sessionId: ctx.sessionId,
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.passEnv ? { passEnv: options.passEnv } : {}),
+      ...(signal ? { signal } : {}),
+    });
+  }
+
+  const blocks = (v: MergedVerdict | undefined) =>
+    v !== undefined && (v.decision === "block" || v.decision === "deny" || v.continue === false);
+  const reasonOf = (v: MergedVerdict) => v.reason ?? v.stopReason ?? HOOK_BLOCK_REASON;
+  const opts = (id: string) => ({ id, timeoutMs: ENGINE_TIMEOUT_MS });
+  const any = (...events: CommandHookEvent[]) => events.some((e) => configured.has(e));
+
+  const plugin: PluginDefinition = {
+    id: COMMAND_HOOKS_PLUGIN_ID,
+    name: "Claude Code command hooks",
+    setup(api) {
+      // Only events someone configured get a handler: an unused event stays free.
+      if (any("SessionStart"))
+        api.on(
+          "session_start",
+          async (e, ctx) => {
+            const v = await fire("SessionStart", ctx, { source: e.source ?? "startup" }, ctx.signal);
+            if (v?.additionalContext)
+              await options
+                .store()
+                .queueInjection({ sessionId: e.sessionId, text: v.additionalContext, placement: "prepend" });
+          },
+          opts("SessionStart"),
+        );
+      if (any("SessionEnd"))
+        api.on(
+          "session_end",
+          async (e, ctx) => {
+            await fire(
+              "SessionEnd",
+              { ...ctx, sessionId: e.sessionId },
+              { reason: e.reason === "reset" ? "clear" : "other" },
+              ctx.signal,
+            );
+          },
+          opts("SessionEnd"),
+        );
+      // Sub-agents get SubagentStart instead, as in Claude Code.
+      if (any("UserPromptSubmit"))
+        api.on(
+          "agent_turn_prepare",
+          async (e, ctx) => {
+            if (ctx.depth > 0) return undefined;
+            const v = await fire("UserPromptSubmit", ctx, { prompt: e.prompt }, ctx.signal);
+            if (!v) return undefined;
+            if (blocks(v)) promptBlocks.set(ctx.runId, reasonOf(v));
+            return v.additionalContext ? { appendContext: v.additionalContext } : undefined;
+          },
+          opts("UserPromptSubmit"),
+        );
+      // The UserPromptSubmit verdict is enforced where every prompt block is: the run gate.
+      if (any("UserPromptSubmit"))
+        api.on(
+          "before_agent_run",
+          (_e, ctx) => {
+            const reason = promptBlocks.get(ctx.runId);
+            if (reason === undefined) return undefined;
+            promptBlocks.delete(ctx.runId);
+            return { outcome: "block", reason, message: reason, category: "UserPromptSubmit" };
+          },
+          opts("UserPromptSubmit-gate"),
+        );
+      if (any("PreToolUse"))
+        api.on(
+          "before_tool_call",
+          async (e, ctx) => {
+            const v = await fire(
+              "PreToolUse",
+              ctx,
+              { toolName: e.toolName, toolInput: e.params, toolUseId: e.toolCallId },
+              ctx.signal,
+            );
+            if (!v) return undefined;
+            if (v.additionalContext) toolContext.set(e.toolCallId, v.additionalContext);
+            if (blocks(v)) return { block: true, blockReason: reasonOf(v) };
+            return {
+              ...(v.updatedInput === undefined ? {} : { params: v.updatedInput }),
+              ...(v.decision === "ask" ? { requireApproval: { title: v.reason ?? `Allow ${e.toolName}?` } } : {}),
+            };
+          },
+          opts("PreToolUse"),
+        );
+      if (any("PreToolUse", "PostToolUse", "PostToolUseFailure"))
+        api.on(
+          "after_tool_call",
+          async (e, ctx) => {
+            const pre = toolContext.get(e.toolCallId);
+            toolContext.delete(e.toolCallId);
+            const call = {
+              toolName: e.toolName,
+              toolInput: e.params,
+              toolUseId: e.toolCallId,
+              durationMs: e.durationMs,
+            };
+            const v =
+              e.error === undefined
+                ? await fire("PostToolUse", ctx, { ...call, toolResponse: e.result }, ctx.signal)
+                : await fire("PostToolUseFailure", ctx, { ...call, error: e.error }, ctx.signal);
+            const context = [pre, v?.additionalContext].filter((t): t is string => !!t).join("\n\n");
+            const withContext = context ? { additionalContext: context } : {};
+            if (e.error === undefined && blocks(v))
+              return { block: true, blockReason: reasonOf(v as MergedVerdict), ...withContext };
+            if (e.error === undefined && v?.updatedToolOutput !== undefined)
+              return { result: v.updatedToolOutput, ...withContext };
+            return context ? withContext : undefined;
+          },
+          opts("PostToolUse"),
+        );
+      if (any("Stop", "SubagentStop"))
+        api.on(
+          "before_agent_finalize",
+          async (e, ctx) => {
+            const loopCount = stopBlocks.get(ctx.runId) ?? 0;
+            const stop = { stopHookActive: loopCount > 0, lastAssistantMessage: e.lastAssistantMessage, loopCount };
+            const v =
+              ctx.depth > 0
+                ? await fire(
+                    "SubagentStop",
+                    ctx,
+                    { ...stop, agentId: ctx.sessionId, agentType: ctx.agentId },
+                    ctx.signal,
+                  )
+                : await fire("Stop", ctx, stop, ctx.signal);
+            if (!blocks(v) || loopCount >= MAX_STOP_BLOCKS) {
+              stopBlocks.delete(ctx.runId);
+              return undefined;
+            }
+            stopBlocks.set(ctx.runId, loopCount + 1);
+            return {
+              action: "revise",
+              retry: {
+                instruction: reasonOf(v as MergedVerdict),
+                idempotencyKey: `${COMMAND_HOOKS_PLUGIN_ID}:stop:${loopCount}`,
+                maxAttempts: MAX_STOP_BLOCKS,
+              },
+            };
+          },
+          opts("Stop"),
+        );
+      if (any("UserPromptSubmit", "Stop", "SubagentStop"))
+        api.on(
+          "agent_end",
+          (_e, ctx) => {
+            for (const map of [promptBlocks, stopBlocks]) map.delete(ctx.runId);
+          },
+          opts("cleanup"),
+        );
+      if (any("SubagentStart"))
+        api.on(
+          "subagent_start",
+          async (e, ctx) => {
+            const v = await fire(
+              "SubagentStart",
+              ctx,
+              { agentId: `${ctx.runId}:${e.agentType}`, agentType: e.agentType },
+              ctx.signal,
+            );
+            return v?.additionalContext ? { additionalContext: v.additionalContext } : undefined;
+          },
+          opts("SubagentStart"),
+        );
+      if (any("PreCompact"))
+        api.on(
+          "before_compaction",
+          async (e, ctx) => {
+            const v = await fire("PreCompact", ctx, { trigger: e.trigger }, ctx.signal);
+            return blocks(v) ? { block: true } : undefined;
+          },
+          opts("PreCompact"),
+        );
+      if (any("PostCompact"))
+        api.on(
+          "after_compaction",
+          async (e, ctx) => {
+            await fire("PostCompact", ctx, { trigger: "auto", compactSummary: e.summary }, ctx.signal);
+          },
+          opts("PostCompact"),
+        );
+      if (any("Notification"))
+        api.on(
+          "notification",
+          async (e, ctx) => {
+            await fire("Notification", ctx, { message: e.message, notificationType: e.kind }, ctx.signal);
+          },
+          opts("Notification"),
+        );
+    },
+  };
+
+  /** PermissionRequest answers an approval first; without a verdict the next approver (or a deny) decides. */
+  const approver =
+    (next: Approver | undefined): Approver =>
+    async (request, signal) => {
+      const run = currentRunContext();
+      const ctx = run ?? { sessionId: request.sessionId, runId: request.runId, depth: 0, agentId: "main" };
+      const v = await fire("PermissionRequest", ctx, { toolName: request.toolName, toolInput: request.params }, signal);
+      if (v?.decision === "allow") return "allow-once";
+      if (v?.decision === "deny" || v?.decision === "block") return "deny";
+      return next ? next(request, signal) : "deny";
+    };
+
+  return { plugin, approver };
+}
