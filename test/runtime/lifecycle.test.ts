@@ -378,7 +378,10 @@ describe("tool calls (DESIGN §3 step 8e)", () => {
     let executed = false;
     const tool = {
       ...echoTool,
-      execute: async (input: { text: string }) => ((executed = true), { echoed: input.text }),
+      execute: async (input: { text: string }) => {
+        executed = true;
+        return { echoed: input.text };
+      },
     };
     const rec = recorder();
     const guard = plugin("guard", (api) =>
