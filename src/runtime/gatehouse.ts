@@ -15,6 +15,8 @@ import type { PluginDefinition } from "../plugins/define.js";
 import { type HostLogger, PluginHost } from "../plugins/host.js";
 import { openStore, resolveStoreOptions, type StoreOptions } from "../store/index.js";
 import type { SessionStore } from "../store/types.js";
+import { connectMcpServers, type McpConnection, type McpLogger } from "../tools/mcp.js";
+import type { McpServersConfig } from "../tools/mcp-config.js";
 import type { Tool } from "../tools/types.js";
 import type { ModelResolver, ResolvedModel, RuntimeConfig, RuntimeDeps } from "./deps.js";
 import { dropEvents, RunEventChannel } from "./events.js";
@@ -42,6 +44,12 @@ export interface GatehouseOptions {
   /** A store, or how to open one. Default: SQLite in `<cwd>/.gatehouse/`. */
   readonly store?: SessionStore | StoreOptions;
   readonly tools?: readonly Tool[];
+  /**
+   * MCP servers (gatehouse.json's `mcpServers` shape): started on first use, their tools added
+   * as `mcp__<server>__<tool>`, stopped by `close()`. A server that fails to start is a logged
+   * diagnostic; the others still work.
+   */
+  readonly mcpServers?: McpServersConfig;
   /** Adds Claude Code's `Agent` tool: sub-agents as child runs. `maxDepth` 1 (default) means no nesting. */
   readonly subagents?: boolean | { readonly maxDepth?: number };
   readonly approver?: Approver;
@@ -108,6 +116,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
   let store: SessionStore | undefined;
   let deps: RuntimeDeps | undefined;
   let approver = options.approver;
+  let mcp: McpConnection | undefined;
   let starting: Promise<RuntimeDeps> | undefined;
 
   async function start(): Promise<RuntimeDeps> {
@@ -143,6 +152,11 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
             given ?? resolveStoreOptions({ projectDir: config.cwd, ...(options.env ? { env: options.env } : {}) }),
           );
     const tools = new Map<string, Tool>((options.tools ?? []).map((t) => [t.name, t]));
+    if (options.mcpServers && Object.keys(options.mcpServers).length) {
+      mcp = await connectMcpServers(options.mcpServers, { cwd: config.cwd, logger: mcpLogger(logger) });
+      for (const d of mcp.diagnostics) logger.warn(`MCP server "${d.server}": ${d.message}`);
+      for (const tool of mcp.tools) tools.set(tool.name, tool);
+    }
     const { subagents } = options;
     if (subagents) {
       const maxDepth = typeof subagents === "object" ? (subagents.maxDepth ?? 1) : 1;
@@ -196,9 +210,14 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     stream,
     async close() {
       await engine.drain();
+      await mcp?.close();
       await store?.close();
     },
   };
+}
+
+function mcpLogger(logger: HostLogger): McpLogger {
+  return { warn: (_fields, message) => logger.warn(message), debug: (_fields, message) => logger.debug(message) };
 }
 
 function loadCommandHooks(
