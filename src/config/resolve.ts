@@ -1,0 +1,91 @@
+import { dirname, isAbsolute, resolve } from "node:path";
+import { parseModelSpec } from "../models/spec.js";
+import type { PluginEntry } from "../plugins/config.js";
+import type { GatehouseOptions } from "../runtime/gatehouse.js";
+import type { GatehouseConfig } from "./schema.js";
+
+export const MODEL_ENV = "GATEHOUSE_MODEL";
+export const DATA_DIR_ENV = "GATEHOUSE_DATA_DIR";
+const DEFAULT_DATA_DIR = ".gatehouse";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface ResolveSettingsInput {
+  readonly config: GatehouseConfig;
+  /** The config file (absolute), if one was read: paths in it are relative to its folder. */
+  readonly file?: string;
+  /** The project directory. */
+  readonly cwd: string;
+  readonly env: Env;
+  /** `--model`. */
+  readonly model?: string;
+  /** `--data-dir`. */
+  readonly dataDir?: string;
+}
+
+export interface ResolvedSettings {
+  /** The model spec to use, or undefined when nothing sets one. */
+  readonly model?: string;
+  /** Where the model spec came from (for messages). */
+  readonly modelFrom?: "--model" | "gatehouse.json" | typeof MODEL_ENV;
+  /** `--data-dir` > `GATEHOUSE_DATA_DIR` > `<cwd>/.gatehouse`, absolute. */
+  readonly dataDir: string;
+  /**
+   * gatehouse.json `store`, with a SQLite path made absolute; undefined leaves the choice to
+   * `resolveStoreOptions` (`GATEHOUSE_DATABASE_URL`, else SQLite in `dataDir`).
+   */
+  readonly database?: string;
+  /** gatehouse.json `plugins` with relative file paths made absolute. */
+  readonly pluginEntries: PluginEntry[];
+  /** `createGatehouse`'s `config`: the project directory, limits, prompt, compaction, hook timeouts. */
+  readonly runtime: NonNullable<GatehouseOptions["config"]>;
+}
+
+/**
+ * Applies the precedence rules: model `--model` > gatehouse.json > `GATEHOUSE_MODEL`; data dir
+ * `--data-dir` > `GATEHOUSE_DATA_DIR` > `<cwd>/.gatehouse`. Paths written in gatehouse.json
+ * (plugin files, a scripted model file, a SQLite store) are relative to its folder; paths from
+ * flags and the environment are relative to `cwd`.
+ */
+export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
+  const { config, cwd, env } = input;
+  const base = input.file ? dirname(input.file) : cwd;
+  const fromEnv = env[MODEL_ENV]?.trim() || undefined;
+  const model =
+    input.model !== undefined
+      ? ({ model: input.model, modelFrom: "--model" } as const)
+      : config.model !== undefined
+        ? ({ model: relativeScriptedFile(config.model, base), modelFrom: "gatehouse.json" } as const)
+        : fromEnv !== undefined
+          ? ({ model: fromEnv, modelFrom: MODEL_ENV } as const)
+          : {};
+  const dataDir = resolve(cwd, input.dataDir ?? (env[DATA_DIR_ENV] || DEFAULT_DATA_DIR));
+  const database = config.store === undefined ? undefined : storePath(config.store, base);
+  return {
+    ...model,
+    dataDir,
+    ...(database === undefined ? {} : { database }),
+    pluginEntries: (config.plugins ?? []).map((e) =>
+      e.path !== undefined && !isAbsolute(e.path) ? { ...e, path: resolve(base, e.path) } : e,
+    ),
+    runtime: {
+      cwd,
+      ...(config.maxSteps === undefined ? {} : { maxSteps: config.maxSteps }),
+      ...(config.systemPrompt === undefined ? {} : { systemPrompt: config.systemPrompt }),
+      ...(config.compaction === undefined ? {} : { compaction: config.compaction }),
+      ...(config.hookTimeouts === undefined ? {} : { hooks: config.hookTimeouts }),
+    },
+  };
+}
+
+/** `scripted:rel/file.json` → `scripted:/abs/rel/file.json`; any other spec as it is. */
+function relativeScriptedFile(spec: string, base: string): string {
+  const parsed = parseModelSpec(spec);
+  if (parsed.provider !== "scripted" || parsed.source !== "file" || isAbsolute(parsed.file)) return spec;
+  return `scripted:${resolve(base, parsed.file)}`;
+}
+
+function storePath(store: string, base: string): string {
+  if (store === "memory" || store === ":memory:" || /^[a-z][a-z0-9+.-]*:\/\//i.test(store)) return store;
+  return resolve(base, store.replace(/^sqlite:/, ""));
+}

@@ -1,0 +1,107 @@
+import { z } from "zod";
+import { CommandHooksConfigSchema, HooksBlockSchema } from "../command-hooks/settings.js";
+import { ModelSpecError } from "../models/errors.js";
+import { parseModelSpec } from "../models/spec.js";
+import { PluginEntrySchema, PluginHookOptionsSchema } from "../plugins/config.js";
+import { McpServersConfigSchema } from "../tools/mcp-config.js";
+
+/** A model spec, checked for shape only: a scripted file is read when the model is resolved. */
+const ModelSpecSchema = z.string().superRefine((spec, ctx) => {
+  try {
+    parseModelSpec(spec);
+  } catch (error) {
+    if (!(error instanceof ModelSpecError)) throw error;
+    ctx.addIssue({ code: "custom", message: error.message });
+  }
+});
+
+/** Mirrors `resolveStoreOptions`, which refuses URLs of any other scheme: refused here, with a path. */
+const StoreSchema = z
+  .string()
+  .min(1)
+  .refine((s) => /^postgres(ql)?:\/\//i.test(s) || !/^[a-z][a-z0-9+.-]*:\/\//i.test(s), {
+    message: 'expected a postgres:// URL, "memory" or a SQLite file path',
+  });
+
+/**
+ * `gatehouse.json`. Every object is strict: a misspelt key is an error, never silently ignored
+ * (a `tools.dney` that denies nothing is how a guard gets switched off). The descriptions end
+ * up in the published JSON Schema, where editors show them.
+ */
+export const GatehouseConfigSchema = z
+  .strictObject({
+    $schema: z.string().optional().describe("Where editors find this schema; ignored by Gatehouse."),
+    model: ModelSpecSchema.optional().describe(
+      "The default model as a provider:model spec (openai:<model>, anthropic:<model>, openai-compatible:<baseURL>#<model>, scripted:<file>|echo). --model overrides it; GATEHOUSE_MODEL is used when neither is set. A relative scripted file is found from this file's folder.",
+    ),
+    plugins: z
+      .array(PluginEntrySchema)
+      .optional()
+      .describe("Plugins from files (relative to this file's folder) or packages, loaded in order."),
+    hooks: HooksBlockSchema.optional().describe(
+      "Claude Code settings.json hooks: event name → matcher groups of command or http handlers.",
+    ),
+    hookTimeouts: PluginHookOptionsSchema.pick({ timeoutMs: true, timeouts: true })
+      .optional()
+      .describe(
+        "Operator-wide plugin hook timeouts in milliseconds: timeoutMs for every hook, timeouts per hook. A plugin's own hooks settings take precedence.",
+      ),
+    commandHooks: CommandHooksConfigSchema.optional().describe("How Claude-Code-style command hooks are read and run."),
+    mcpServers: McpServersConfigSchema.optional().describe(
+      "MCP servers (as in .mcp.json) whose tools are offered as mcp__<server>__<tool>.",
+    ),
+    tools: z
+      .strictObject({
+        allow: z.array(z.string().min(1)).optional().describe("Only these tools (names or globs) are offered."),
+        deny: z.array(z.string().min(1)).optional().describe("These tools are never offered, even when allowed."),
+      })
+      .optional()
+      .describe("Which tools the model may use; deny wins over allow."),
+    store: StoreSchema.optional().describe(
+      'Where sessions are stored: a postgres:// URL, "memory", or a SQLite file path (relative to this file\'s folder). Default: GATEHOUSE_DATABASE_URL, else .gatehouse/gatehouse.db.',
+    ),
+    maxSteps: z.number().int().min(1).max(1000).optional().describe("Model calls per turn at most (default 25)."),
+    systemPrompt: z.string().optional().describe("The system prompt of every run."),
+    compaction: z
+      .strictObject({
+        contextTokens: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe("Compact when the history's estimated tokens exceed this (default 100000)."),
+        keepRecent: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe("Messages kept verbatim after the summary (default 6)."),
+      })
+      .optional()
+      .describe("When and how the history is summarized."),
+  })
+  .describe("Gatehouse project configuration (gatehouse.json).");
+
+/** gatehouse.json as validated. */
+export type GatehouseConfig = z.infer<typeof GatehouseConfigSchema>;
+/** gatehouse.json as written. */
+export type GatehouseConfigInput = z.input<typeof GatehouseConfigSchema>;
+
+let jsonSchema: Record<string, unknown> | undefined;
+
+/** The JSON Schema of gatehouse.json as written (`io: "input"`), generated from the zod schema. */
+export function configJsonSchema(): Record<string, unknown> {
+  if (!jsonSchema) {
+    const { $schema, ...rest } = z.toJSONSchema(GatehouseConfigSchema, { io: "input" }) as Record<string, unknown>;
+    jsonSchema = { $schema, title: "gatehouse.json", ...rest };
+  }
+  return jsonSchema;
+}
+
+/** Where the published schema lives, relative to the package root. */
+export const CONFIG_SCHEMA_FILE = "schema/gatehouse.schema.json";
+
+/** The text of `schema/gatehouse.schema.json`, byte for byte. */
+export function renderConfigJsonSchema(): string {
+  return `${JSON.stringify(configJsonSchema(), null, 2)}\n`;
+}

@@ -1,0 +1,73 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { resolveSettings } from "../../src/config/index.js";
+
+const cwd = "/work/project";
+const file = "/etc/gatehouse/gatehouse.json";
+
+describe("resolveSettings", () => {
+  test("model: --model, then gatehouse.json, then GATEHOUSE_MODEL; none is undefined", () => {
+    const env = { GATEHOUSE_MODEL: "openai:from-env" };
+    const config = { model: "anthropic:from-config" };
+    assert.equal(resolveSettings({ config, cwd, env, model: "openai:flag" }).model, "openai:flag");
+    assert.equal(resolveSettings({ config, cwd, env, model: "openai:flag" }).modelFrom, "--model");
+    assert.equal(resolveSettings({ config, cwd, env }).model, "anthropic:from-config");
+    assert.equal(resolveSettings({ config: {}, cwd, env }).model, "openai:from-env");
+    assert.equal(resolveSettings({ config: {}, cwd, env }).modelFrom, "GATEHOUSE_MODEL");
+    assert.equal(resolveSettings({ config: {}, cwd, env: { GATEHOUSE_MODEL: " " } }).model, undefined);
+  });
+
+  test("paths in gatehouse.json are relative to its folder; flags and env to cwd", () => {
+    const s = resolveSettings({
+      config: {
+        model: "scripted:scripts/a.json",
+        store: "data/db.sqlite",
+        plugins: [{ path: "./p.ts" }, { path: "/abs/q.ts" }, { package: "pkg" }],
+      },
+      file,
+      cwd,
+      env: {},
+    });
+    assert.equal(s.model, "scripted:/etc/gatehouse/scripts/a.json");
+    assert.equal(s.database, "/etc/gatehouse/data/db.sqlite");
+    assert.deepEqual(s.pluginEntries, [{ path: "/etc/gatehouse/p.ts" }, { path: "/abs/q.ts" }, { package: "pkg" }]);
+    assert.equal(resolveSettings({ config: {}, cwd, env: {}, model: "scripted:x.json" }).model, "scripted:x.json");
+    assert.equal(resolveSettings({ config: { model: "scripted:echo" }, file, cwd, env: {} }).model, "scripted:echo");
+  });
+
+  test("store: URLs and memory as they are, sqlite: prefix dropped", () => {
+    const store = (value: string) => resolveSettings({ config: { store: value }, file, cwd, env: {} }).database;
+    assert.equal(store("postgres://u@h/db"), "postgres://u@h/db");
+    assert.equal(store("memory"), "memory");
+    assert.equal(store("sqlite:db.sqlite"), "/etc/gatehouse/db.sqlite");
+    assert.equal(resolveSettings({ config: {}, cwd, env: {} }).database, undefined);
+  });
+
+  test("data dir: --data-dir, then GATEHOUSE_DATA_DIR, then <cwd>/.gatehouse", () => {
+    const env = { GATEHOUSE_DATA_DIR: "env-dir" };
+    assert.equal(resolveSettings({ config: {}, cwd, env, dataDir: "flag-dir" }).dataDir, "/work/project/flag-dir");
+    assert.equal(resolveSettings({ config: {}, cwd, env }).dataDir, "/work/project/env-dir");
+    assert.equal(resolveSettings({ config: {}, cwd, env: {} }).dataDir, "/work/project/.gatehouse");
+  });
+
+  test("runtime config: cwd, limits, prompt, compaction and hook timeouts", () => {
+    const s = resolveSettings({
+      config: {
+        maxSteps: 3,
+        systemPrompt: "p",
+        compaction: { keepRecent: 2 },
+        hookTimeouts: { timeoutMs: 100, timeouts: { before_tool_call: 50 } },
+      },
+      cwd,
+      env: {},
+    });
+    assert.deepEqual(s.runtime, {
+      cwd,
+      maxSteps: 3,
+      systemPrompt: "p",
+      compaction: { keepRecent: 2 },
+      hooks: { timeoutMs: 100, timeouts: { before_tool_call: 50 } },
+    });
+    assert.deepEqual(resolveSettings({ config: {}, cwd, env: {} }).runtime, { cwd });
+  });
+});
