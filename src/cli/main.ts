@@ -1,10 +1,77 @@
 #!/usr/bin/env node
-import { Command } from "commander";
+// Start-up stays light: only commander and the version are loaded here. Each command imports
+// what it needs (runtime, store, providers, MCP) when it runs, so `--version` and `--help` are fast.
+import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../version.js";
+import { ENVIRONMENT_HELP, EXIT, EXIT_CODES_HELP } from "./exit.js";
 
 const program = new Command()
   .name("gatehouse")
   .description("An agent runtime where every hook verdict takes effect")
-  .version(VERSION, "-v, --version");
+  .version(VERSION, "-v, --version")
+  // Bad flags exit 2 (commander's own default is 1, which here means a failed run).
+  .exitOverride()
+  .showHelpAfterError("(add --help for usage)")
+  .addHelpText("after", `${EXIT_CODES_HELP}\n${ENVIRONMENT_HELP}`);
 
-await program.parseAsync(process.argv);
+program
+  .command("run")
+  .summary("run one turn and print the reply")
+  .description(
+    'Run one turn and print the reply. The prompt comes from -p or, without it, from all of stdin.\nData is kept in ./.gatehouse unless --data-dir (or gatehouse.json "store") says otherwise.',
+  )
+  .option("-p, --prompt <prompt>", "the prompt (default: read stdin to the end)")
+  .option("--session <id>", "continue this session, or start one with this id (default: a new session)")
+  .option("--model <spec>", 'model spec, e.g. openai:gpt-4o or scripted:echo (overrides gatehouse.json "model")')
+  .option("--config <file>", "config file (default: ./gatehouse.json, if present)")
+  .option("--data-dir <dir>", "data folder for the default SQLite store (default: ./.gatehouse)")
+  .addOption(new Option("--trigger <trigger>", "what started the run").choices(["user", "cron", "api"]).default("user"))
+  .option("--job-id <id>", "the job this run belongs to (for cron and api triggers)")
+  .option("--json", "print the run result as one JSON line instead of the reply")
+  .addHelpText("after", `${EXIT_CODES_HELP}\n${ENVIRONMENT_HELP}`)
+  .action(async (flags) => {
+    const { runCommand } = await import("./run.js");
+    const controller = new AbortController();
+    let interrupted = false;
+    const onSigint = () => {
+      // First Ctrl-C cancels the run cleanly; a second one stops at once.
+      if (interrupted) process.exit(130);
+      interrupted = true;
+      process.stderr.write("gatehouse: cancelling the run (Ctrl-C again to stop at once)\n");
+      controller.abort();
+    };
+    process.on("SIGINT", onSigint);
+    try {
+      process.exitCode = await runCommand(flags, {
+        cwd: process.cwd(),
+        env: process.env,
+        stdin: process.stdin,
+        stdout: process.stdout,
+        stderr: process.stderr,
+        signal: controller.signal,
+      });
+    } finally {
+      process.off("SIGINT", onSigint);
+    }
+  });
+
+// A reader that went away (`gatehouse run … | head -1`) is not an error worth a stack trace.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? EXIT.ok);
+  throw error;
+});
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  else {
+    process.stderr.write(`gatehouse: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = EXIT.failed;
+  }
+}
+// Plugins or MCP servers may leave timers or sockets behind; a one-shot command does not wait
+// for them, only for its own output (pipe writes are asynchronous on some platforms).
+const flushed = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => stream.write("", () => resolve()));
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+process.exit();

@@ -1,0 +1,30 @@
+/** Exit statuses of `gatehouse` commands. Kept free of imports: `--help` and `--version` load it. */
+export const EXIT = {
+  /** The turn completed, or a plugin answered it. */
+  ok: 0,
+  /** The run failed or was cancelled. */
+  failed: 1,
+  /** Bad input or configuration: a bad flag, gatehouse.json, model spec or scripted file, no model, no prompt. */
+  usage: 2,
+  /** A policy hook blocked the turn. */
+  blocked: 3,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export const EXIT_CODES_HELP = `
+Exit status:
+  0  the turn completed (or a plugin answered it)
+  1  the run failed or was cancelled
+  2  bad input or configuration: a bad flag, gatehouse.json, model spec or scripted
+     file, no model configured, an empty prompt, a plugin that cannot be loaded
+  3  a policy hook blocked the turn (its notice is printed as the reply)`;
+
+export const ENVIRONMENT_HELP = `
+Environment:
+  GATEHOUSE_MODEL         model spec when neither --model nor gatehouse.json "model" sets one
+  GATEHOUSE_CONFIG        config file to use instead of ./gatehouse.json (--config wins)
+  GATEHOUSE_DATA_DIR      data folder instead of ./.gatehouse (--data-dir wins)
+  GATEHOUSE_DATABASE_URL  store when gatehouse.json has no "store" (postgres://…, memory, or a file)
+  GATEHOUSE_LOG_LEVEL     debug, info, warn (default) or error; logs go to stderr
+  NO_COLOR                no colors on stderr`;

@@ -1,0 +1,59 @@
+import pc from "picocolors";
+import type { HostLogger } from "../plugins/host.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Where the CLI writes; a `tty` stream may get colors. */
+export interface OutStream {
+  write(text: string, callback?: (error?: Error | null) => void): boolean;
+  readonly isTTY?: boolean;
+}
+
+/** Colors only on a terminal, and never when NO_COLOR is set to anything non-empty. */
+export function colorsFor(stream: OutStream, env: Env): ReturnType<typeof pc.createColors> {
+  return pc.createColors(stream.isTTY === true && !env.NO_COLOR);
+}
+
+const LEVELS = ["debug", "info", "warn", "error"] as const;
+type Level = (typeof LEVELS)[number];
+
+export interface CliLogger extends HostLogger {
+  /** The same lines, in the shape the MCP client logs with. */
+  readonly mcp: {
+    warn(obj: Record<string, unknown>, msg: string): void;
+    debug(obj: Record<string, unknown>, msg: string): void;
+  };
+}
+
+/**
+ * Diagnostics for stderr: one line a call, `gatehouse: ` first, control characters flattened so
+ * nothing a message carries can forge a second line. `GATEHOUSE_LOG_LEVEL` (debug, info, warn,
+ * error; default warn) sets how much is shown.
+ */
+export function createCliLogger(stream: OutStream, env: Env): CliLogger {
+  const wanted = LEVELS.indexOf((env.GATEHOUSE_LOG_LEVEL ?? "").toLowerCase() as Level);
+  const threshold = wanted < 0 ? LEVELS.indexOf("warn") : wanted;
+  const c = colorsFor(stream, env);
+  const paint: Record<Level, (s: string) => string> = { debug: c.dim, info: c.dim, warn: c.yellow, error: c.red };
+  const line = (level: Level) => (message: string) => {
+    if (LEVELS.indexOf(level) < threshold) return;
+    stream.write(`${paint[level]("gatehouse:")} ${oneLine(message)}\n`);
+  };
+  const logger = { debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") };
+  return {
+    ...logger,
+    mcp: { warn: (_obj, msg) => logger.warn(msg), debug: (_obj, msg) => logger.debug(msg) },
+  };
+}
+
+/** Every control character (newlines included) becomes a space. */
+export function oneLine(text: string): string {
+  return text.replace(/\p{Cc}+/gu, " ").trimEnd();
+}
+
+/** Resolves once `text` has been handed to the stream (so `process.exit` loses nothing). */
+export function writeOut(stream: OutStream, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    stream.write(text, () => resolve());
+  });
+}

@@ -1,0 +1,253 @@
+import { text } from "node:stream/consumers";
+import { ConfigError, loadConfig, MODEL_ENV, type ResolvedSettings, resolveSettings } from "../config/index.js";
+import type { GatehouseConfig } from "../config/schema.js";
+import { ModelSpecError } from "../models/errors.js";
+import { createGatehouse, type Gatehouse } from "../runtime/gatehouse.js";
+import type { RunResult } from "../runtime/types.js";
+import { resolveStoreOptions, StoreError, type StoreOptions } from "../store/index.js";
+import { builtinTools } from "../tools/builtin/index.js";
+import { selectTools, unmatchedToolPatterns } from "../tools/select.js";
+import type { Tool } from "../tools/types.js";
+import { EXIT, type ExitCode } from "./exit.js";
+import { type CliLogger, colorsFor, createCliLogger, type OutStream, writeOut } from "./output.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** `gatehouse run`'s options as commander parses them. */
+export interface RunFlags {
+  readonly prompt?: string;
+  readonly session?: string;
+  readonly model?: string;
+  readonly config?: string;
+  readonly dataDir?: string;
+  readonly trigger: "user" | "cron" | "api";
+  readonly jobId?: string;
+  readonly json?: boolean;
+}
+
+/** The process around the command, injectable for tests. */
+export interface CliIO {
+  readonly cwd: string;
+  readonly env: Env;
+  readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean };
+  readonly stdout: OutStream;
+  readonly stderr: OutStream;
+  /** Aborting it cancels the run (SIGINT). */
+  readonly signal?: AbortSignal;
+}
+
+/** Plugin problems that mean a configured plugin is not running at all. */
+const PLUGIN_NOT_LOADED = new Set(["load-failed", "bad-module", "setup-failed", "duplicate-id"]);
+
+const NO_MODEL = `no model configured. Set one with --model <spec>, "model" in gatehouse.json, or the ${MODEL_ENV} environment variable (e.g. --model openai:gpt-4o); to try Gatehouse offline, use --model scripted:echo`;
+
+/** A problem to report on stderr with an exit status, raised anywhere before the run starts. */
+class Stop extends Error {
+  constructor(
+    readonly code: ExitCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * One turn: configuration, model, prompt, then the run. Returns the exit status; every
+ * diagnostic goes to stderr, and stdout gets only the reply (or the `--json` result).
+ */
+export async function runCommand(flags: RunFlags, io: CliIO): Promise<ExitCode> {
+  const log = createCliLogger(io.stderr, io.env);
+  try {
+    return await runTurn(flags, io, log);
+  } catch (error) {
+    if (!(error instanceof Stop)) throw error;
+    for (const line of error.message.split("\n")) log.error(line);
+    return error.code;
+  }
+}
+
+async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<ExitCode> {
+  checkId("--session", flags.session);
+  checkId("--job-id", flags.jobId);
+  if (flags.model !== undefined && flags.model.trim() === "") throw new Stop(EXIT.usage, "--model: empty model spec");
+  const { config, settings } = await configure(flags, io);
+  if (settings.model === undefined) throw new Stop(EXIT.usage, NO_MODEL);
+  const prompt = await readPrompt(flags, io, log);
+  const store = storeOptions(settings, io);
+
+  const cleanup: (() => Promise<void>)[] = [];
+  try {
+    const tools = await toolsFor(config, io, log, cleanup);
+    const gatehouse = createGatehouse({
+      model: settings.model,
+      pluginEntries: settings.pluginEntries,
+      store,
+      tools,
+      logger: log,
+      config: settings.runtime,
+      env: io.env as NodeJS.ProcessEnv,
+    });
+    cleanup.unshift(() => gatehouse.close());
+    await start(gatehouse, settings);
+    const result = await turn(gatehouse, flags, prompt, io.signal);
+    return await report(result, flags, io, log);
+  } finally {
+    for (const close of cleanup) {
+      await close().catch((error: unknown) => log.warn(`while closing: ${describe(error)}`));
+    }
+  }
+}
+
+/** Store ids are 1 to 200 characters; refuse others here, as bad input. */
+function checkId(flag: string, value: string | undefined): void {
+  if (value === undefined) return;
+  if (value === "" || value.length > 200 || /\p{Cc}/u.test(value))
+    throw new Stop(EXIT.usage, `${flag}: expected 1 to 200 characters without control characters`);
+}
+
+async function configure(flags: RunFlags, io: CliIO): Promise<{ config: GatehouseConfig; settings: ResolvedSettings }> {
+  try {
+    const { config, file } = await loadConfig({
+      cwd: io.cwd,
+      ...(flags.config === undefined ? {} : { file: flags.config }),
+      env: io.env,
+    });
+    const settings = resolveSettings({
+      config,
+      ...(file === undefined ? {} : { file }),
+      cwd: io.cwd,
+      env: io.env,
+      ...(flags.model === undefined ? {} : { model: flags.model }),
+      ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
+    });
+    return { config, settings };
+  } catch (error) {
+    if (error instanceof ConfigError) throw new Stop(EXIT.usage, error.message);
+    throw error;
+  }
+}
+
+/** `-p`, else all of stdin (one final newline dropped). */
+async function readPrompt(flags: RunFlags, io: CliIO, log: CliLogger): Promise<string> {
+  let prompt = flags.prompt;
+  if (prompt === undefined) {
+    if (io.stdin.isTTY) log.warn("reading the prompt from stdin; end it with Ctrl-D (or pass -p PROMPT)");
+    prompt = (await text(io.stdin)).replace(/\r?\n$/, "");
+  }
+  if (prompt.trim() === "") throw new Stop(EXIT.usage, "empty prompt: pass it with -p PROMPT or on stdin");
+  return prompt;
+}
+
+function storeOptions(settings: ResolvedSettings, io: CliIO): StoreOptions {
+  try {
+    return resolveStoreOptions({
+      ...(settings.database === undefined ? {} : { database: settings.database }),
+      projectDir: io.cwd,
+      dataDir: settings.dataDir,
+      env: io.env,
+    });
+  } catch (error) {
+    // Only GATEHOUSE_DATABASE_URL gets here: gatehouse.json's `store` was checked with the config.
+    if (error instanceof StoreError) throw new Stop(EXIT.usage, `GATEHOUSE_DATABASE_URL: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * Built-in tools plus MCP servers' tools, filtered by `tools.allow` / `tools.deny`. A server that
+ * cannot start is reported and left out; the run goes on without it.
+ */
+async function toolsFor(
+  config: GatehouseConfig,
+  io: CliIO,
+  log: CliLogger,
+  cleanup: (() => Promise<void>)[],
+): Promise<Tool[]> {
+  const all: Tool[] = builtinTools();
+  if (config.mcpServers && Object.keys(config.mcpServers).length > 0) {
+    const { connectMcpServers } = await import("../tools/mcp.js");
+    const warned: string[] = [];
+    const mcpLog = {
+      warn: (obj: Record<string, unknown>, msg: string) => {
+        warned.push(msg);
+        log.mcp.warn(obj, msg);
+      },
+      debug: log.mcp.debug,
+    };
+    const connection = await connectMcpServers(config.mcpServers, { cwd: io.cwd, logger: mcpLog, env: io.env });
+    cleanup.push(() => connection.close());
+    for (const d of connection.diagnostics) {
+      if (!warned.some((w) => w.includes(d.message))) log.warn(`MCP server "${d.server}": ${d.message}`);
+    }
+    all.push(...connection.tools);
+  }
+  const selection = config.tools ?? {};
+  for (const pattern of unmatchedToolPatterns(all, selection)) log.warn(`tools: "${pattern}" matches no tool`);
+  return selectTools(all, selection);
+}
+
+/** Loads plugins, resolves the model and opens the store, mapping what went wrong to an exit status. */
+async function start(gatehouse: Gatehouse, settings: ResolvedSettings): Promise<void> {
+  try {
+    await gatehouse.ready();
+  } catch (error) {
+    if (error instanceof ModelSpecError) {
+      const from = settings.modelFrom === undefined ? "" : ` (model from ${settings.modelFrom})`;
+      throw new Stop(EXIT.usage, `${error.message}${from}`);
+    }
+    throw new Stop(EXIT.failed, `cannot start: ${describe(error)}`);
+  }
+  // The host already logged each problem. A policy plugin that did not load must not be
+  // silently missing from the run: refuse to run without it.
+  const missing = gatehouse.plugins.diagnostics.filter((d) => PLUGIN_NOT_LOADED.has(d.code));
+  if (missing.length > 0) {
+    const ids = [...new Set(missing.map((d) => d.pluginId))];
+    const what = ids.length === 1 ? `plugin ${ids[0]} was` : `plugins ${ids.join(", ")} were`;
+    throw new Stop(EXIT.usage, `${what} not loaded; not running without the configured plugins`);
+  }
+}
+
+async function turn(gatehouse: Gatehouse, flags: RunFlags, prompt: string, signal?: AbortSignal): Promise<RunResult> {
+  try {
+    return await gatehouse.run({
+      prompt,
+      trigger: flags.trigger,
+      channel: "cli",
+      ...(flags.session === undefined ? {} : { sessionId: flags.session }),
+      ...(flags.jobId === undefined ? {} : { jobId: flags.jobId }),
+      ...(signal === undefined ? {} : { signal }),
+    });
+  } catch (error) {
+    if (signal?.aborted) throw new Stop(EXIT.failed, "run cancelled");
+    throw new Stop(EXIT.failed, `run failed: ${describe(error)}`);
+  }
+}
+
+async function report(result: RunResult, flags: RunFlags, io: CliIO, log: CliLogger): Promise<ExitCode> {
+  const c = colorsFor(io.stdout, io.env);
+  if (flags.json) await writeOut(io.stdout, `${JSON.stringify(result)}\n`);
+  else if (result.reply !== null) {
+    const reply = result.reply.replace(/\n$/, "");
+    await writeOut(io.stdout, `${result.outcome === "blocked" ? c.yellow(reply) : reply}\n`);
+  }
+  // The session id lets a person continue the conversation; scripts use --json or --session.
+  if (!flags.json && io.stderr.isTTY)
+    await writeOut(io.stderr, `${colorsFor(io.stderr, io.env).dim(`session: ${result.sessionId}`)}\n`);
+  switch (result.outcome) {
+    case "completed":
+    case "claimed":
+      return EXIT.ok;
+    case "blocked":
+      return EXIT.blocked;
+    case "cancelled":
+      log.error("run cancelled");
+      return EXIT.failed;
+    case "failed":
+      log.error(`run failed: ${result.error ?? "unknown error"}`);
+      return EXIT.failed;
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,62 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
+/** tsx's loader by absolute URL, so the CLI runs from a project folder outside the repository. */
+const TSX = import.meta.resolve("tsx");
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface CliOptions {
+  readonly cwd: string;
+  /** Added to a minimal environment (PATH, HOME in the project): nothing leaks in from the test runner. */
+  readonly env?: Record<string, string>;
+  /** Written to stdin, which is then closed; without it stdin is closed at once. */
+  readonly input?: string;
+  /** Called with all of stderr so far each time more arrives (to signal the child at the right moment). */
+  readonly onStderr?: (soFar: string, child: ChildProcess) => void;
+}
+
+/** Runs `gatehouse …` as a child process, as a user would. */
+export function gatehouse(args: readonly string[], options: CliOptions): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", TSX, MAIN, ...args], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH ?? "", HOME: options.cwd, ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+      options.onStderr?.(stderr, child);
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** A temporary project folder with the given files (JSON values are serialized). */
+export async function project(files: Record<string, unknown> = {}): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "gatehouse-cli-"));
+  for (const [name, content] of Object.entries(files)) await put(dir, name, content);
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export async function put(dir: string, name: string, content: unknown): Promise<string> {
+  const file = join(dir, name);
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, typeof content === "string" ? content : JSON.stringify(content, null, 2));
+  return file;
+}

@@ -1,0 +1,24 @@
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { describe, test } from "node:test";
+
+/** What `gatehouse --version` and `--help` may load: everything else waits for a command's action. */
+const ALLOWED = new Set(["commander", "../version.js", "./exit.js"]);
+
+async function staticImports(relative: string): Promise<string[]> {
+  const source = await readFile(new URL(relative, import.meta.url), "utf8");
+  return [...source.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+"([^"]+)"/gm)].map((m) => m[1] ?? "");
+}
+
+describe("CLI start-up stays lazy", () => {
+  test("main.ts imports only commander, the version and the exit codes at load time", async () => {
+    const imports = await staticImports("../../src/cli/main.ts");
+    assert.ok(imports.includes("commander"));
+    for (const specifier of imports) assert.ok(ALLOWED.has(specifier), `main.ts imports ${specifier} eagerly`);
+    assert.deepEqual(await staticImports("../../src/cli/exit.ts"), []);
+  });
+
+  test("version.ts reads package.json and nothing else", async () => {
+    assert.deepEqual(await staticImports("../../src/version.ts"), ["node:module"]);
+  });
+});
