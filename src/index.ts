@@ -1,4 +1,15 @@
 // The public API of Gatehouse.
+export {
+  ConfigError,
+  type ConfigProblem,
+  type GatehouseConfig,
+  GatehouseConfigSchema,
+  type LoadConfigOptions,
+  type LoadedConfig,
+  loadConfig,
+  type ResolvedSettings,
+  resolveSettings,
+} from "./config/index.js";
 export * from "./core/message.js";
 export * from "./hooks/index.js";
 export {
