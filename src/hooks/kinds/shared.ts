@@ -62,10 +62,20 @@ export type Validated =
 /** Schema check, then the hook's own cross-field rules. `null` and non-objects are invalid. */
 export function validateResult(spec: HookSpec, value: unknown, event: Readonly<Record<string, unknown>>): Validated {
   if (spec.result === undefined) return { ok: false, detail: "this hook takes no result" };
+  // `{}` from a modify or sync hook says nothing (every field there is optional): no parse needed.
+  if (spec.kind !== "claim" && isEmptyPlainObject(value)) return EMPTY_RESULT;
   const parsed = spec.result.safeParse(value);
   if (!parsed.success) return { ok: false, detail: issueDetail(parsed.error.issues) };
   const data = parsed.data as Record<string, unknown>;
   if (spec.normalize === undefined) return { ok: true, value: data };
   const normalized = spec.normalize(data, event as Record<string, unknown>);
   return typeof normalized === "string" ? { ok: false, detail: normalized } : { ok: true, value: normalized };
+}
+
+const EMPTY_RESULT: Validated = Object.freeze({ ok: true, value: Object.freeze({}) });
+
+function isEmptyPlainObject(value: unknown): boolean {
+  if (value === null || typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const _key in value) return false;
+  return true;
 }
