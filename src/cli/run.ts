@@ -83,6 +83,9 @@ async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<Exit
       pluginEntries: settings.pluginEntries,
       store,
       tools,
+      // Claude Code's Agent tool comes from the runtime; tools.allow / tools.deny decide on it too.
+      subagents: selectTools([{ name: "Agent" }], config.tools ?? {}).length > 0,
+      commandHooks: settings.commandHooks,
       logger: log,
       config: settings.runtime,
       env: io.env as NodeJS.ProcessEnv,
@@ -182,7 +185,8 @@ async function toolsFor(
     all.push(...connection.tools);
   }
   const selection = config.tools ?? {};
-  for (const pattern of unmatchedToolPatterns(all, selection)) log.warn(`tools: "${pattern}" matches no tool`);
+  for (const pattern of unmatchedToolPatterns([...all, { name: "Agent" }], selection))
+    log.warn(`tools: "${pattern}" matches no tool`);
   return selectTools(all, selection);
 }
 

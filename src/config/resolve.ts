@@ -39,6 +39,11 @@ export interface ResolvedSettings {
   readonly pluginEntries: PluginEntry[];
   /** `createGatehouse`'s `config`: the project directory, limits, prompt, compaction, hook timeouts. */
   readonly runtime: NonNullable<GatehouseOptions["config"]>;
+  /**
+   * `createGatehouse`'s `commandHooks`: Claude Code hooks from the settings files (user, project,
+   * local), gatehouse.json's `hooks`, and Code Puppy's when `commandHooks.codePuppy` says so.
+   */
+  readonly commandHooks: NonNullable<GatehouseOptions["commandHooks"]>;
 }
 
 /**
@@ -75,6 +80,26 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
       ...(config.compaction === undefined ? {} : { compaction: config.compaction }),
       ...(config.hookTimeouts === undefined ? {} : { hooks: config.hookTimeouts }),
     },
+    commandHooks: commandHooks(config, input.file, env),
+  };
+}
+
+function commandHooks(
+  config: GatehouseConfig,
+  file: string | undefined,
+  env: Env,
+): NonNullable<GatehouseOptions["commandHooks"]> {
+  const options = config.commandHooks ?? {};
+  return {
+    load: {
+      ...(file !== undefined && config.hooks !== undefined ? { configHooks: { file, hooks: config.hooks } } : {}),
+      ...(options.codePuppy === undefined ? {} : { codePuppy: options.codePuppy }),
+      ...(options.dialects === undefined ? {} : { dialects: options.dialects }),
+      ...(options.onFailure === undefined ? {} : { onFailure: options.onFailure }),
+      ...(env.HOME ? { homeDir: env.HOME } : {}),
+      ...(env.PATH === undefined ? {} : { pathVar: env.PATH }),
+    },
+    ...(options.passEnv === undefined ? {} : { passEnv: options.passEnv }),
   };
 }
 

@@ -125,6 +125,27 @@ describe("gatehouse run", { concurrency: 4 }, () => {
     }
   });
 
+  test("command hooks from gatehouse.json and .claude/settings.json run: a UserPromptSubmit exit 2 blocks", async () => {
+    const guard = "#!/bin/sh\ncat >/dev/null\necho 'prompts like this are not allowed' >&2\nexit 2\n";
+    const hooks = { UserPromptSubmit: [{ hooks: [{ type: "command", command: "sh ./guard.sh" }] }] };
+    const cwd = await fresh({ "guard.sh": guard, "gatehouse.json": { model: "scripted:echo", hooks } });
+    const r = await gatehouse(["run", "-p", "tell me", "--json"], { cwd });
+    assert.equal(r.code, 3, r.stderr);
+    const result = json(r);
+    assert.equal(result.reply, "prompts like this are not allowed");
+    assert.deepEqual(result.blockedBy, {
+      pluginId: "command-hooks",
+      hook: "before_agent_run",
+      category: "UserPromptSubmit",
+    });
+
+    await put(cwd, "gatehouse.json", { model: "scripted:echo" });
+    await put(cwd, ".claude/settings.json", { hooks });
+    const fromSettings = await gatehouse(["run", "-p", "tell me"], { cwd });
+    assert.equal(fromSettings.code, 3, fromSettings.stderr);
+    assert.equal(fromSettings.stdout, "prompts like this are not allowed\n");
+  });
+
   test("a config error exits 2 naming the file, the JSON path and what was expected", async () => {
     const cwd = await fresh({
       "gatehouse.json": {

@@ -70,4 +70,30 @@ describe("resolveSettings", () => {
     });
     assert.deepEqual(resolveSettings({ config: {}, cwd, env: {} }).runtime, { cwd });
   });
+
+  test("command hooks: gatehouse.json hooks as the config source, commandHooks options passed on", () => {
+    const hooks = { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./g.sh" }] }] };
+    const s = resolveSettings({
+      config: {
+        hooks,
+        commandHooks: { codePuppy: true, dialects: { config: "claude-2025" }, onFailure: "block", passEnv: ["K"] },
+      },
+      file,
+      cwd,
+      env: { HOME: "/home/u", PATH: "/bin" },
+    });
+    assert.deepEqual(s.commandHooks, {
+      load: {
+        configHooks: { file, hooks },
+        codePuppy: true,
+        dialects: { config: "claude-2025" },
+        onFailure: "block",
+        homeDir: "/home/u",
+        pathVar: "/bin",
+      },
+      passEnv: ["K"],
+    });
+    // The settings files are read even without gatehouse.json.
+    assert.deepEqual(resolveSettings({ config: {}, cwd, env: {} }).commandHooks, { load: {} });
+  });
 });
