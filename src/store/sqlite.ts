@@ -427,14 +427,19 @@ class SqliteBackend implements StoreBackend {
     // Created 0600 before SQLite opens it: its -wal and -shm files copy the main file's mode.
     closeSync(openSync(path, "a", 0o600));
     this.db = new Database(path, { timeout: 10_000 });
-    this.db.pragma("journal_mode = WAL");
-    this.db.pragma("synchronous = NORMAL");
-    this.db.pragma("secure_delete = ON");
-    this.db.pragma("foreign_keys = ON");
-    this.db.pragma("temp_store = MEMORY");
-    migrateSqlite(this.db);
-    // A crash between a scrub's commit and its checkpoint leaves old frames in the WAL: clear them now.
-    this.checkpoint();
+    try {
+      this.db.pragma("journal_mode = WAL");
+      this.db.pragma("synchronous = NORMAL");
+      this.db.pragma("secure_delete = ON");
+      this.db.pragma("foreign_keys = ON");
+      this.db.pragma("temp_store = MEMORY");
+      migrateSqlite(this.db);
+      // A crash between a scrub's commit and its checkpoint leaves old frames in the WAL: clear them now.
+      this.checkpoint();
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
     this.tx = new SqliteTx(this.db);
     this.locks = new SqliteRunLocks(path, join(dir, "locks"));
     this.defaultTranscriptDir = join(dir, "transcripts");
