@@ -407,6 +407,10 @@ class SqliteTx implements StoreTx {
   }
 }
 
+const BUSY_TIMEOUT_MS = 10_000;
+const CHECKPOINT_WAIT_MS = 200;
+const CHECKPOINT_RETRY_MS = 250;
+
 /**
  * "Never persists" for SQLite: `secure_delete` zeroes deleted and overwritten content in the main file,
  * and after every scrub a TRUNCATE checkpoint copies the zeroed pages in and cuts the WAL to zero bytes,
@@ -420,13 +424,15 @@ class SqliteBackend implements StoreBackend {
   private readonly queue = new SerialQueue();
   private readonly locks: SqliteRunLocks;
   private checkpointOwed = false;
+  private retry: NodeJS.Timeout | undefined;
+  private closing = false;
 
   constructor(path: string) {
     const dir = dirname(path);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     // Created 0600 before SQLite opens it: its -wal and -shm files copy the main file's mode.
     closeSync(openSync(path, "a", 0o600));
-    this.db = new Database(path, { timeout: 10_000 });
+    this.db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
     try {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
@@ -476,9 +482,11 @@ class SqliteBackend implements StoreBackend {
   }
 
   close(): Promise<void> {
+    this.closing = true;
+    clearTimeout(this.retry);
     return this.queue.run(async () => {
       this.locks.close();
-      this.checkpoint();
+      this.checkpoint(BUSY_TIMEOUT_MS);
       this.db.close();
     });
   }
@@ -496,10 +504,27 @@ class SqliteBackend implements StoreBackend {
     }
   }
 
-  /** TRUNCATE waits (busy timeout) for other processes' readers; if one still holds on, retry after the next write. */
-  private checkpoint(): void {
-    const [result] = this.db.pragma("wal_checkpoint(TRUNCATE)") as { busy: number }[];
-    this.checkpointOwed = (result?.busy ?? 0) !== 0;
+  /**
+   * TRUNCATE must wait for other connections' read snapshots to end. It waits briefly (this blocks the
+   * event loop); if a reader still holds on, the cut is owed and retried shortly, after writes and at close.
+   */
+  private checkpoint(waitMs = CHECKPOINT_WAIT_MS): void {
+    this.db.pragma(`busy_timeout = ${waitMs}`);
+    try {
+      const [result] = this.db.pragma("wal_checkpoint(TRUNCATE)") as { busy: number }[];
+      this.checkpointOwed = (result?.busy ?? 0) !== 0;
+    } finally {
+      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
+    if (this.checkpointOwed && !this.retry && !this.closing) {
+      this.retry = setTimeout(() => {
+        this.retry = undefined;
+        void this.queue.run(async () => {
+          if (this.checkpointOwed && !this.closing) this.checkpoint();
+        });
+      }, CHECKPOINT_RETRY_MS);
+      this.retry.unref();
+    }
   }
 }
 
