@@ -32,6 +32,8 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+const keyOf = (sessionId: string, key: string) => `${sessionId}\u0000${key}`;
+
 /** Index of the first message with seq >= the given one. */
 function lowerBound(messages: readonly Message[], seq: number): number {
   let lo = 0;
@@ -55,6 +57,7 @@ class MemoryBackend implements StoreBackend, StoreTx {
   private readonly runs = new Map<string, Run>();
   private readonly messagesById = new Map<string, Message>();
   private readonly messageIdsByRun = new Map<string, Set<string>>();
+  private readonly messageIdsByKey = new Map<string, string>();
   private readonly compactions = new Map<string, CompactionRow>();
   private readonly audit: AuditRecord[] = [];
   private readonly queue = new SerialQueue();
@@ -140,10 +143,7 @@ class MemoryBackend implements StoreBackend, StoreTx {
     const state = this.sessions.get(id);
     if (!state) return false;
     const messages = state.messages.splice(0);
-    for (const message of messages) {
-      this.messagesById.delete(message.id);
-      if (message.runId !== null) this.messageIdsByRun.delete(message.runId);
-    }
+    for (const message of messages) this.unindex(message);
     this.onUndo(() => {
       state.messages.push(...messages);
       for (const message of messages) this.index(message);
@@ -215,7 +215,8 @@ class MemoryBackend implements StoreBackend, StoreTx {
   }
 
   messageByKey(sessionId: string, key: string): Message | undefined {
-    return this.sessions.get(sessionId)?.messages.find((m) => m.idempotencyKey === key);
+    const id = this.messageIdsByKey.get(keyOf(sessionId, key));
+    return id === undefined ? undefined : this.messagesById.get(id);
   }
 
   runMessages(runId: string): Message[] {
@@ -385,6 +386,9 @@ class MemoryBackend implements StoreBackend, StoreTx {
 
   private index(message: Message): void {
     this.messagesById.set(message.id, message);
+    if (message.idempotencyKey !== undefined) {
+      this.messageIdsByKey.set(keyOf(message.sessionId, message.idempotencyKey), message.id);
+    }
     if (message.runId !== null) {
       const ids = this.messageIdsByRun.get(message.runId) ?? new Set();
       this.messageIdsByRun.set(message.runId, ids.add(message.id));
@@ -397,9 +401,15 @@ class MemoryBackend implements StoreBackend, StoreTx {
       const at = lowerBound(messages, message.seq);
       if (messages[at]?.id === message.id) messages.splice(at, 1);
     }
+    this.unindex(message);
+    if (undoable) this.onUndo(() => this.insertIndexed(message));
+  }
+
+  private unindex(message: Message): void {
     this.messagesById.delete(message.id);
     if (message.runId !== null) this.messageIdsByRun.get(message.runId)?.delete(message.id);
-    if (undoable) this.onUndo(() => this.insertIndexed(message));
+    if (message.idempotencyKey !== undefined)
+      this.messageIdsByKey.delete(keyOf(message.sessionId, message.idempotencyKey));
   }
 
   private removeCompaction(row: CompactionRow): void {

@@ -107,7 +107,7 @@ export function checkCompactionRange(existing: readonly SummaryRange[], fromSeq:
     if (!disjoint && !containsIt) {
       throw new StoreError(
         "conflict",
-        `compaction ${fromSeq}..${toSeq} partly overlaps summary ${s.id} (${s.fromSeq}..${s.toSeq})`,
+        `compaction ${fromSeq}..${toSeq} overlaps summary ${s.id} (${s.fromSeq}..${s.toSeq}) without containing it`,
       );
     }
   }

@@ -52,6 +52,8 @@ export function migrationsFor(dialect: Dialect): readonly Migration[] {
       version: 1,
       description: "sessions, runs, messages, compactions, injections, audit",
       sql: `
+        -- No index on updated_at: every append touches it, and an index would turn those updates from
+        -- in-place (PostgreSQL HOT) into index writes; listing sorts the sessions instead.
         CREATE TABLE sessions (
           id TEXT PRIMARY KEY,
           key TEXT,
@@ -63,7 +65,6 @@ export function migrationsFor(dialect: Dialect): readonly Migration[] {
         );
         CREATE INDEX sessions_by_key ON sessions(key, created_at);
         CREATE INDEX sessions_by_parent ON sessions(parent_session_id);
-        CREATE INDEX sessions_by_update ON sessions(updated_at);
 
         CREATE TABLE runs (
           id TEXT PRIMARY KEY,

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { StoreError } from "./errors.js";
-import { abortError, delay } from "./serial.js";
+import { abortError, delay, type SerialQueue } from "./serial.js";
 
 // The cross-process run lock for SQLite. Holding: an open `BEGIN EXCLUSIVE` on a small per-session lock
 // file. That is an fcntl lock, so the kernel drops it when the holder dies, SIGKILL included: a crashed
@@ -69,9 +69,16 @@ export class SqliteRunLocks {
   private closed = false;
   private readonly statements;
 
+  /**
+   * `serial` is the backend's queue for its main connection. The tickets live in the same file, and that
+   * connection keeps a write transaction open across awaits: a ticket written in such a gap would wait on
+   * the busy timeout for a commit that cannot come while it blocks the thread, then fail SQLITE_BUSY.
+   * Ticket statements therefore run in the queue, between the main connection's transactions.
+   */
   constructor(
     databasePath: string,
     private readonly lockDir: string,
+    private readonly serial: SerialQueue,
   ) {
     mkdirSync(lockDir, { recursive: true, mode: 0o700 });
     this.tickets = new Database(databasePath, { timeout: 10_000 });
@@ -89,24 +96,32 @@ export class SqliteRunLocks {
   }
 
   async acquire(sessionId: string, signal: AbortSignal | undefined): Promise<() => Promise<void>> {
-    const ticket = (this.statements.take.get(sessionId, this.owner) as { ticket: number }).ticket;
+    let ticket: number | undefined;
     let connection: Database.Database | undefined;
     try {
       for (let attempt = 0; ; attempt++) {
         if (signal?.aborted) throw abortError(signal);
-        if (this.closed) throw new StoreError("closed", "the store was closed while waiting for a run lock");
-        if (!this.olderLiveTicket(sessionId, ticket)) {
+        // One queued step per attempt: take the ticket (first time), look for older ones, try the lock.
+        const release = await this.serial.run(async () => {
+          if (this.closed) throw new StoreError("closed", "the store was closed while waiting for a run lock");
+          ticket ??= (this.statements.take.get(sessionId, this.owner) as { ticket: number }).ticket;
+          if (this.olderLiveTicket(sessionId, ticket)) return undefined;
           connection ??= new Database(this.lockPath(sessionId), { timeout: 0 });
-          if (tryExclusive(connection)) {
-            this.statements.drop.run(ticket);
-            return this.holding(connection);
-          }
-        }
+          if (!tryExclusive(connection)) return undefined;
+          this.statements.drop.run(ticket);
+          return this.holding(connection);
+        });
+        if (release) return release;
         await delay(Math.min(2 ** attempt, MAX_POLL_MS), signal);
       }
     } catch (error) {
       connection?.close();
-      this.statements.drop.run(ticket);
+      const taken = ticket;
+      // A closed store has dropped all of its tickets (and its connection is gone).
+      if (taken !== undefined)
+        await this.serial.run(async () => {
+          if (!this.closed) this.statements.drop.run(taken);
+        });
       throw error;
     }
   }

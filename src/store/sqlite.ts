@@ -447,7 +447,7 @@ class SqliteBackend implements StoreBackend {
       throw error;
     }
     this.tx = new SqliteTx(this.db);
-    this.locks = new SqliteRunLocks(path, join(dir, "locks"));
+    this.locks = new SqliteRunLocks(path, join(dir, "locks"), this.queue);
     this.defaultTranscriptDir = join(dir, "transcripts");
   }
 
