@@ -172,6 +172,12 @@ export class SqliteRunLocks {
 
 function tryExclusive(connection: Database.Database): boolean {
   try {
+    // Nothing is ever written to a lock file, so it needs no rollback journal: in the default mode, every
+    // BEGIN EXCLUSIVE created a -journal file and the release deleted it, two file-system metadata changes
+    // per run. The lock itself is the fcntl lock on the file, the same in every journal mode. Journal modes
+    // other than WAL are per connection, and reading the mode loads the (empty) schema, which is busy while
+    // another process holds the lock: so it is set here, where busy means "not now".
+    connection.pragma("journal_mode = MEMORY");
     connection.exec("BEGIN EXCLUSIVE");
     return true;
   } catch (error) {

@@ -421,6 +421,7 @@ class SqliteBackend implements StoreBackend {
   readonly defaultTranscriptDir: string;
   private readonly db: Database.Database;
   private readonly tx: SqliteTx;
+  private readonly control: Record<"begin" | "beginImmediate" | "commit", Database.Statement>;
   private readonly queue = new SerialQueue();
   private readonly locks: SqliteRunLocks;
   private checkpointOwed = false;
@@ -447,17 +448,22 @@ class SqliteBackend implements StoreBackend {
       throw error;
     }
     this.tx = new SqliteTx(this.db);
+    this.control = {
+      begin: this.db.prepare("BEGIN"),
+      beginImmediate: this.db.prepare("BEGIN IMMEDIATE"),
+      commit: this.db.prepare("COMMIT"),
+    };
     this.locks = new SqliteRunLocks(path, join(dir, "locks"), this.queue);
     this.defaultTranscriptDir = join(dir, "transcripts");
   }
 
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
-    return this.queue.run(() => this.transaction("BEGIN", fn));
+    return this.queue.run(() => this.transaction(this.control.begin, fn));
   }
 
   write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
     return this.queue.run(async () => {
-      const result = await this.transaction("BEGIN IMMEDIATE", fn);
+      const result = await this.transaction(this.control.beginImmediate, fn);
       if (this.checkpointOwed) this.checkpoint();
       return result;
     });
@@ -492,11 +498,11 @@ class SqliteBackend implements StoreBackend {
   }
 
   // fn's statements are synchronous, so between BEGIN and COMMIT nothing else runs on this connection.
-  private async transaction<T>(begin: string, fn: (tx: StoreTx) => Promise<T>): Promise<T> {
-    this.db.exec(begin);
+  private async transaction<T>(begin: Database.Statement, fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    begin.run();
     try {
       const result = await fn(this.tx);
-      this.db.exec("COMMIT");
+      this.control.commit.run();
       return result;
     } catch (error) {
       if (this.db.inTransaction) this.db.exec("ROLLBACK");

@@ -75,6 +75,25 @@ function crossProcessTests(label: string, options: () => StoreOptions, skip?: st
     );
 
     test(
+      "waiting for a lock another process holds can be aborted, and leaves no trace in the queue",
+      withStore(async (store, options) => {
+        const session = await store.createSession();
+        const child = spawnWorker(options, { mode: "hold", sessionId: session.id });
+        await child.line("locked");
+        const controller = new AbortController();
+        const waiting = store.acquireRunLock(session.id, { signal: controller.signal });
+        await turns(20);
+        controller.abort();
+        await assert.rejects(waiting, { name: "AbortError" });
+        const next = store.acquireRunLock(session.id);
+        child.send("finish");
+        await child.line("released");
+        await (await next).release();
+        assert.equal((await child.exited).code, 0);
+      }),
+    );
+
+    test(
       "a holder killed with SIGKILL does not leave the session locked",
       withStore(async (store, options) => {
         const session = await store.createSession();

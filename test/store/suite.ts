@@ -190,6 +190,23 @@ export function defineStoreSuite(label: string, factory: StoreFactory): void {
     );
 
     test(
+      "concurrent appends to one session get distinct, consecutive positions",
+      withStore(async ({ store }) => {
+        const { session, run } = await sessionWithHistory(store);
+        const appended = await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            store.appendMessage({ sessionId: session.id, runId: run.id, role: "user", parts: [text(`m${i}`)] }),
+          ),
+        );
+        assert.deepEqual(
+          appended.map((m) => m.seq).sort((a, b) => a - b),
+          Array.from({ length: 40 }, (_, i) => i + 3),
+        );
+        assert.equal((await store.runMessages(run.id)).length, 40);
+      }),
+    );
+
+    test(
       "appending rejects an empty assistant message, malformed parts, and a run of another session",
       withStore(async ({ store }) => {
         const { session, run } = await sessionWithHistory(store);
