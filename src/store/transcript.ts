@@ -103,7 +103,15 @@ export class TranscriptFiles {
         () => true,
         () => false,
       );
-      if (exists) await this.writeFile(sessionId, pages);
+      if (!exists) return;
+      try {
+        await this.writeFile(sessionId, pages);
+      } catch (error) {
+        // A transcript that cannot be brought in step must not keep the old text: drop it (the next
+        // materialization recreates it), then report the failure.
+        await rm(path, { force: true });
+        throw error;
+      }
     });
   }
 
