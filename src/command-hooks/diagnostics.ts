@@ -5,6 +5,9 @@ export interface Diagnostic {
   readonly level: "error" | "warning";
   /** The settings file, or `--settings` for inline JSON. */
   readonly file: string;
+  /** Where in `file` (1-based), when known: for now, for invalid JSON. */
+  readonly line?: number;
+  readonly column?: number;
   /** JSON path inside the file, e.g. `hooks.PreToolUse[0].hooks[1].timeout`. */
   readonly path: string;
   readonly message: string;
@@ -18,7 +21,8 @@ export function joinPath(base: string, key: string | number): string {
 }
 
 export function formatDiagnostic(d: Diagnostic): string {
-  return `${d.level}: ${d.file}: ${d.path || "(root)"}: ${d.message}`;
+  const where = d.line === undefined ? d.file : `${d.file}:${d.line}:${d.column}`;
+  return `${d.level}: ${where}: ${d.path || "(root)"}: ${d.message}`;
 }
 
 const SHELL_WORDS = new Set([

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { parseJsonText } from "../core/json.js";
 import { type Diagnostic, joinPath } from "./diagnostics.js";
 import { type Dialect, timeoutMsFor } from "./dialects.js";
 import { type CommandHookEvent, EVENT_SPECS, FOREIGN_CLAUDE_EVENTS, isCommandHookEvent } from "./events.js";
@@ -144,12 +145,11 @@ function readJsonFile(file: string, diagnostics: Diagnostic[]): unknown {
 }
 
 function parseJson(text: string, file: string, diagnostics: Diagnostic[]): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    diagnostics.push({ level: "error", file, path: "", message: `invalid JSON: ${(e as Error).message}` });
-    return undefined;
-  }
+  const parsed = parseJsonText(text);
+  if (parsed.ok) return parsed.value;
+  const { line, column, message } = parsed.error;
+  diagnostics.push({ level: "error", file, line, column, path: "", message: `invalid JSON: ${message}` });
+  return undefined;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

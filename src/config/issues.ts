@@ -5,6 +5,17 @@ export interface ConfigProblem {
   /** `plugins[0].hooks.timeouts.before_tool_call`; empty for the top level. */
   readonly path: string;
   readonly message: string;
+  /**
+   * Where in the file (1-based) the property or element the problem is about is written, or
+   * for a missing one, its nearest enclosing value. Absent when validating a parsed value.
+   */
+  readonly line?: number;
+  readonly column?: number;
+}
+
+/** A problem with its JSON path as keys, to find it in the text. */
+export interface IssueProblem extends ConfigProblem {
+  readonly at: (string | number)[];
 }
 
 type JsonSchema = Readonly<Record<string, unknown>>;
@@ -25,11 +36,12 @@ export function formatJsonPath(path: readonly PropertyKey[]): string {
  * Schema of the same zod schema (so `exclusiveMinimum: 0` on an integer reads "from 1").
  * Refinement messages are kept as they are.
  */
-export function describeIssues(issues: readonly z.core.$ZodIssue[], root: JsonSchema): ConfigProblem[] {
+export function describeIssues(issues: readonly z.core.$ZodIssue[], root: JsonSchema): IssueProblem[] {
   const seen = new Set<string>();
-  const problems: ConfigProblem[] = [];
+  const problems: IssueProblem[] = [];
   const add = (path: readonly PropertyKey[], message: string) => {
-    const p = { path: formatJsonPath(path), message };
+    const at = path.map((key) => (typeof key === "number" ? key : String(key)));
+    const p = { path: formatJsonPath(path), message, at };
     const key = `${p.path}\0${p.message}`;
     if (!seen.has(key)) {
       seen.add(key);

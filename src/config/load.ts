@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
+import { locateJsonPath, parseJsonText } from "../core/json.js";
 import { type ConfigProblem, describeIssues } from "./issues.js";
-import { parseJson } from "./json.js";
 import { configJsonSchema, type GatehouseConfig, GatehouseConfigSchema } from "./schema.js";
 
 export const CONFIG_FILE = "gatehouse.json";
@@ -10,8 +10,8 @@ export const CONFIG_ENV = "GATEHOUSE_CONFIG";
 
 /**
  * gatehouse.json cannot be used. The message names the file and, per problem, the JSON path
- * and what was expected, one problem a line:
- * `gatehouse.json: plugins[0].hooks.timeoutMs: expected a whole number of milliseconds from 1 to 600000, got 0`.
+ * and what was expected, one problem a line, with the line and column when read from a file:
+ * `gatehouse.json:12:9: plugins[0].hooks.timeoutMs: expected a whole number of milliseconds from 1 to 600000, got 0`.
  */
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
@@ -66,22 +66,35 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   return { config: parseConfigText(text, file, label), file };
 }
 
-/** Validates configuration text; `label` is how messages name the file (default: the path as given). */
+/**
+ * Validates configuration text; `label` is how messages name the file (default: the path as
+ * given). Each problem also gives the line and column of what it is about.
+ */
 export function parseConfigText(text: string, file: string, label: string = file): GatehouseConfig {
-  const parsed = parseJson(text);
+  const parsed = parseJsonText(text);
   if (!parsed.ok) {
     const { line, column, message } = parsed.error;
     throw new ConfigError(`${label}:${line}:${column}: invalid JSON: ${message}`, file);
   }
-  return parseConfig(parsed.value, file, label);
+  return validate(parsed.value, file, label, text);
 }
 
 /** Validates an already parsed configuration value. */
 export function parseConfig(value: unknown, file: string, label: string = file): GatehouseConfig {
+  return validate(value, file, label, undefined);
+}
+
+function validate(value: unknown, file: string, label: string, text: string | undefined): GatehouseConfig {
   const result = GatehouseConfigSchema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
-  const problems = describeIssues(result.error.issues, configJsonSchema());
-  const lines = problems.map((p) => `${label}: ${p.path === "" ? "(top level)" : p.path}: ${p.message}`);
+  const problems = describeIssues(result.error.issues, configJsonSchema()).map(({ at, ...problem }): ConfigProblem => {
+    const position = text === undefined ? undefined : locateJsonPath(text, at);
+    return position === undefined ? problem : { ...problem, ...position };
+  });
+  const lines = problems.map((p) => {
+    const where = p.line === undefined ? label : `${label}:${p.line}:${p.column}`;
+    return `${where}: ${p.path === "" ? "(top level)" : p.path}: ${p.message}`;
+  });
   throw new ConfigError(lines.join("\n"), file, problems);
 }
 

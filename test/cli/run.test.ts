@@ -157,7 +157,7 @@ describe("gatehouse run", { concurrency: 4 }, () => {
     assert.equal(r.code, 2);
     assert.match(
       r.stderr,
-      /gatehouse\.json: plugins\[0\]\.hooks\.timeouts\.before_tool_call: expected a whole number of milliseconds from 1 to 600000/,
+      /gatehouse\.json:8:11: plugins\[0\]\.hooks\.timeouts\.before_tool_call: expected a whole number of milliseconds from 1 to 600000/,
     );
     assert.equal(r.stdout, "");
   });

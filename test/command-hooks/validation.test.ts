@@ -187,15 +187,28 @@ describe("settings validation names the file and JSON path", () => {
     assert.equal(d.path, "hooks.Stop[0].hooks[0].type");
   });
 
-  test("invalid JSON names the file", () => {
+  test("invalid JSON names the file, line and column", () => {
     const project = tempDir();
     mkdirSync(join(project, ".claude"));
     const file = join(project, ".claude/settings.local.json");
-    writeFileSync(file, "{ hooks: ");
+    writeFileSync(file, "{\n  hooks: ");
     const d = only(loadCommandHookSources({ projectDir: project, homeDir: project }).diagnostics);
     assert.equal(d.file, file);
     assert.equal(d.level, "error");
-    assert.match(d.message, /invalid JSON/);
+    assert.equal(
+      formatDiagnostic(d),
+      `error: ${file}:2:3: (root): invalid JSON: property names must be in double quotes`,
+    );
+  });
+
+  test("invalid inline --settings JSON is located too", () => {
+    const project = tempDir();
+    const loaded = loadCommandHookSources({ projectDir: project, homeDir: project, cliSettings: '{"hooks": {},}' });
+    const d = only(loaded.diagnostics);
+    assert.deepEqual(
+      { file: d.file, line: d.line, column: d.column, message: d.message },
+      { file: "--settings", line: 1, column: 13, message: "invalid JSON: trailing comma in an object" },
+    );
   });
 
   test("Code Puppy fields outside a code-puppy source are unknown fields with a hint", () => {
@@ -208,6 +221,10 @@ describe("settings validation names the file and JSON path", () => {
     assert.equal(
       formatDiagnostic({ level: "error", file: "/p/.claude/settings.json", path: "hooks.Stop", message: "m" }),
       "error: /p/.claude/settings.json: hooks.Stop: m",
+    );
+    assert.equal(
+      formatDiagnostic({ level: "error", file: "--settings", line: 1, column: 9, path: "", message: "m" }),
+      "error: --settings:1:9: (root): m",
     );
   });
 });

@@ -131,6 +131,30 @@ describe("parseConfig: every problem names the file, the JSON path and what was 
     );
     assert.deepEqual(parseConfigText('\uFEFF{"maxSteps": 3}', "/p/gatehouse.json"), { maxSteps: 3 });
   });
+
+  test("from text, each problem also names the line and column of what it is about", () => {
+    const text = [
+      "{",
+      '  "plugins": [',
+      '    { "path": "p.ts", "hooks": { "timeouts": { "before_tool_call": 0 } } },',
+      '    { "id": "x" }',
+      "  ],",
+      '  "modle": "scripted:echo"',
+      "}",
+    ].join("\n");
+    assert.throws(
+      () => parseConfigText(text, "/p/gatehouse.json", "gatehouse.json"),
+      (e: unknown) => {
+        assert.ok(e instanceof ConfigError);
+        assert.deepEqual(e.message.split("\n"), [
+          "gatehouse.json:3:48: plugins[0].hooks.timeouts.before_tool_call: expected a whole number of milliseconds from 1 to 600000, got 0",
+          "gatehouse.json:4:5: plugins[1]: give exactly one of path or package",
+          'gatehouse.json:6:3: modle: unknown key; did you mean "model"?',
+        ]);
+        return true;
+      },
+    );
+  });
 });
 
 describe("loadConfig", () => {
@@ -188,8 +212,10 @@ describe("loadConfig", () => {
       await writeFile(file, '{"maxSteps": 0}');
       await assert.rejects(loadConfig({ cwd, file }), (e: unknown) => {
         assert.ok(e instanceof ConfigError);
-        assert.equal(e.message, `${file}: maxSteps: expected a whole number from 1 to 1000, got 0`);
-        assert.deepEqual(e.problems, [{ path: "maxSteps", message: "expected a whole number from 1 to 1000, got 0" }]);
+        assert.equal(e.message, `${file}:1:2: maxSteps: expected a whole number from 1 to 1000, got 0`);
+        assert.deepEqual(e.problems, [
+          { path: "maxSteps", message: "expected a whole number from 1 to 1000, got 0", line: 1, column: 2 },
+        ]);
         return true;
       });
     } finally {
