@@ -10,6 +10,13 @@ export abstract class Deadline {
   abstract expire(): void;
   /** Called once settled or expired: drop whatever the entry holds while it waits in the FIFO. */
   abstract release(): void;
+  /** Called at most once, instead of `expire`, when the entry's run is cancelled first. */
+  cancel(): void {
+    this.expire();
+  }
+  belongsTo(_runId: string): boolean {
+    return false;
+  }
 }
 
 export class DeadlineQueue {
@@ -44,6 +51,20 @@ export class DeadlineQueue {
       this.timer?.unref();
     }
     return true;
+  }
+
+  /** Settles and cancels every pending entry of a run. */
+  cancelRun(runId: string): void {
+    const cancelled: Deadline[] = [];
+    for (let i = this.head; i < this.tail; i++) {
+      const entry = this.entries[i] as Deadline;
+      if (!entry.settled && entry.belongsTo(runId)) cancelled.push(entry);
+    }
+    for (const entry of cancelled) {
+      // settle() releases the entry, so cancel first, then settle (a re-entrant add is fine).
+      entry.cancel();
+      this.settle(entry);
+    }
   }
 
   private arm(delay: number): NodeJS.Timeout {
@@ -95,4 +116,9 @@ export function deadlineQueue(ms: number): DeadlineQueue {
     queues.set(ms, queue);
   }
   return queue;
+}
+
+/** A cancelled run stops waiting for its pending hook handlers at once. */
+export function cancelPendingHandlers(runId: string): void {
+  for (const queue of queues.values()) queue.cancelRun(runId);
 }

@@ -1,4 +1,5 @@
 import { HOOKS, type HookName, type HookSpec } from "./catalog.js";
+import { cancelPendingHandlers } from "./deadlines.js";
 import { deepFreeze } from "./freeze.js";
 import { dispatchClaim } from "./kinds/claim.js";
 import { dispatchGate } from "./kinds/gate.js";
@@ -123,6 +124,15 @@ export class HookEngine {
     const registrations = this.registry.lists.get(hook);
     if (registrations === undefined) return IDLE[hook] as DispatchResult<K>;
     return this.dispatch(hook, HOOKS[hook], registrations, event as Record<string, unknown>) as DispatchResult<K>;
+  }
+
+  /**
+   * Stops waiting for a cancelled run's pending handlers: each dispatch ends at once (a gate
+   * or fail-closed hook as a block attributed with cause "cancelled"). Their signals have
+   * already aborted with the run's.
+   */
+  cancelRun(runId: string): void {
+    cancelPendingHandlers(runId);
   }
 
   /** Waits for detached observers still queued or running (used on close and in tests). */

@@ -62,9 +62,11 @@ export class HandlerContext implements HookContext {
 export type Invocation =
   | { readonly status: "ok"; readonly value: unknown }
   | { readonly status: "threw"; readonly error: unknown }
-  | { readonly status: "timeout" };
+  | { readonly status: "timeout" }
+  | { readonly status: "cancelled" };
 
 const TIMEOUT: Invocation = Object.freeze({ status: "timeout" });
+const CANCELLED: Invocation = Object.freeze({ status: "cancelled" });
 
 /** What `invoke` returns when the handler answered with a promise: the answer comes later. */
 export const PENDING = Symbol("pending");
@@ -114,6 +116,17 @@ class PendingCall extends Deadline {
     (this.waiter as Waiter).resume(registration, TIMEOUT);
   }
 
+  /** The handler's run was cancelled: stop waiting for it (its signal already aborted with the run's). */
+  override cancel(): void {
+    (this.scope as AsyncResource).runInAsyncScope(() => {
+      (this.waiter as Waiter).resume(this.registration as Registration, CANCELLED);
+    });
+  }
+
+  override belongsTo(runId: string): boolean {
+    return this.ctx?.runId === runId;
+  }
+
   answer(queue: DeadlineQueue, invocation: Invocation): void {
     const { registration, waiter } = this;
     if (queue.settle(this)) (waiter as Waiter).resume(registration as Registration, invocation);
@@ -146,6 +159,8 @@ export function invoke(
     return { status: "threw", error };
   }
   if (!isThenable(value)) return { status: "ok", value };
+  // Cancelled while the handler was starting: nothing will cancel it later, so stop now.
+  if (run.signal?.aborted) return CANCELLED;
   const queue = deadlineQueue(registration.timeoutMs);
   const call = new PendingCall(registration, ctx, waiter, waiter.scope());
   queue.add(call);

@@ -58,7 +58,7 @@ export interface Attribution {
   readonly hook: HookName;
   readonly pluginId: string;
   readonly registrationId?: string;
-  readonly cause: "decision" | "threw" | "timeout" | "invalid";
+  readonly cause: "decision" | "threw" | "timeout" | "invalid" | "cancelled";
 }
 
 export interface ModifyOutcome<K extends HookName> {

@@ -8,6 +8,7 @@ const CAUSE_OUTCOME: Record<Attribution["cause"], AuditOutcome | undefined> = {
   threw: "error",
   timeout: "timeout",
   invalid: "invalid",
+  cancelled: "cancel",
 };
 
 /**

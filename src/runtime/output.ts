@@ -18,6 +18,7 @@ export async function gateResponse(deps: RuntimeDeps, state: RunState): Promise<
     return;
   }
   const outcome = await deps.engine.emit("before_response_emit", { content, allContent });
+  state.signal.throwIfAborted();
   const { result, decidedBy } = outcome;
   if (result.block && decidedBy) {
     const notice = result.blockReason || notices.responseBlocked(decidedBy.pluginId);
@@ -45,6 +46,7 @@ export async function deliver(deps: RuntimeDeps, state: RunState): Promise<void>
   let text = state.reply ?? "";
   if (engine.hasHooks("message_sending")) {
     const outcome = await engine.emit("message_sending", { to: audience(), content: text });
+    state.signal.throwIfAborted();
     if (outcome.result.cancel) {
       if (outcome.decidedBy) await audit(deps, state, outcome.decidedBy, "cancel");
       state.reply = null;

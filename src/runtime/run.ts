@@ -60,7 +60,14 @@ export async function executeRun(
         };
     const state = new RunState(session.id, run.id, input.prompt, signal, emit, deps.config.systemPrompt);
     if (child?.context) state.context.append.push(child.context);
-    return await runWithContext(context, () => lifecycle(deps, state, session, created, context));
+    // A cancelled run does not wait out its hooks' timeouts.
+    const cancelHooks = () => deps.engine.cancelRun(run.id);
+    signal.addEventListener("abort", cancelHooks, { once: true });
+    try {
+      return await runWithContext(context, () => lifecycle(deps, state, session, created, context));
+    } finally {
+      signal.removeEventListener("abort", cancelHooks);
+    }
   } finally {
     await lock.release();
   }
@@ -227,6 +234,8 @@ async function admitPrompt(deps: RuntimeDeps, state: RunState): Promise<boolean>
     messages: state.history,
     systemPrompt: state.systemPrompt(),
   });
+  // A run cancelled while its gate was deciding is cancelled, not blocked.
+  state.signal.throwIfAborted();
   if (gate.outcome === "block") {
     const { by } = gate;
     const notice = gate.message ?? notices.promptBlocked(by.pluginId);

@@ -98,6 +98,7 @@ async function runToolCall(
     ...(error === undefined ? { result } : { error }),
     durationMs: performance.now() - started,
   });
+  state.signal.throwIfAborted();
   const context = post.result.additionalContext;
   const extra = context === undefined ? {} : { additionalContext: context };
   if (post.result.block) {

@@ -173,6 +173,33 @@ describe("failure policy", () => {
   });
 });
 
+describe("cancellation", () => {
+  test("cancelRun ends a run's pending dispatches at once: a gate blocks, a fail-open hook stops, nothing is logged", async () => {
+    const { engine, lines } = engineWithLog();
+    let laterCalled = false;
+    engine.on("hangs", "before_agent_run", never, { timeoutMs: 600_000 });
+    engine.on("hangs", "before_prompt_build", never, { timeoutMs: 600_000 });
+    engine.on("later", "before_prompt_build", () => {
+      laterCalled = true;
+    });
+    const other = inRun(() => engine.emit("before_agent_run", runEvent), { runId: "other-run" });
+    const gate = inRun(() => engine.emit("before_agent_run", runEvent), { runId: "cancelled-run" });
+    const build = inRun(() => engine.emit("before_prompt_build", { prompt: "", messages: [] }), {
+      runId: "cancelled-run",
+    });
+    engine.cancelRun("cancelled-run");
+    assert.deepEqual(await gate, {
+      outcome: "block",
+      by: { hook: "before_agent_run", pluginId: "hangs", cause: "cancelled" },
+    });
+    assert.equal((await build).decidedBy?.cause, "cancelled");
+    assert.equal(laterCalled, false);
+    assert.deepEqual(lines, []);
+    engine.cancelRun("other-run");
+    assert.equal((await other).outcome, "block");
+  });
+});
+
 describe("timeouts", () => {
   function timeoutOf(engine: HookEngine, hook: "before_tool_call" | "agent_end"): number | undefined {
     return engine.registrations(hook)[0]?.timeoutMs;

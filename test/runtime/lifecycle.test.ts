@@ -501,6 +501,23 @@ describe("agent_end, failure and cancellation", () => {
     assert.equal(calls.length, results.length);
   });
 
+  test("cancelling a run whose gate handler hangs ends it at once, not after the hook's timeout", async () => {
+    const controller = new AbortController();
+    const hang = plugin("hang", (api) =>
+      api.on(
+        "before_agent_run",
+        () => {
+          controller.abort();
+          return new Promise<undefined>(() => {});
+        },
+        { timeoutMs: 600_000 },
+      ),
+    );
+    const { gatehouse } = testGatehouse(oneAnswer(), { plugins: [hang] });
+    const result = await gatehouse.run({ prompt: "q", signal: controller.signal });
+    assert.equal(result.outcome, "cancelled");
+  });
+
   test("maxSteps bounds the model/tool loop", async () => {
     const loop = {
       runs: [{ turns: Array.from({ length: 10 }, () => ({ toolCalls: [{ name: "Echo", input: { text: "x" } }] })) }],

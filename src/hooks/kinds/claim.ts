@@ -38,6 +38,10 @@ class Claim extends Sequence<ClaimDispatchOutcome> {
     return CONTINUE;
   }
 
+  protected cancelled(): ClaimDispatchOutcome {
+    return DECLINED;
+  }
+
   protected end(): ClaimDispatchOutcome {
     return DECLINED;
   }

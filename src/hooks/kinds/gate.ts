@@ -49,4 +49,8 @@ class Gate extends Sequence<GateOutcome> {
   protected end(): GateOutcome {
     return PASS;
   }
+
+  protected cancelled(registration: Registration): GateOutcome {
+    return { outcome: "block", by: attribution(registration, "cancelled") };
+  }
 }

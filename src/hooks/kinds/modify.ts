@@ -65,6 +65,12 @@ class Modify extends Sequence<ModifyDispatchOutcome> {
     return { result: merger.merged, decidedBy: attribution(registration, cause) };
   }
 
+  protected cancelled(registration: Registration): ModifyDispatchOutcome {
+    const { blockField } = this.d.spec;
+    if (blockField !== undefined) this.merger.merged[blockField] = true;
+    return { result: this.merger.merged, decidedBy: attribution(registration, "cancelled") };
+  }
+
   protected end(): ModifyDispatchOutcome {
     return { result: this.merger.merged };
   }

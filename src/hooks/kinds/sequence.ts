@@ -36,6 +36,9 @@ export abstract class Sequence<T> implements Waiter {
   /** The outcome when every handler was called. */
   protected abstract end(): T;
 
+  /** The outcome when the run was cancelled while a handler was pending: no later handler is called. */
+  protected abstract cancelled(registration: Registration): T;
+
   run(): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.settle = resolve;
@@ -52,13 +55,17 @@ export abstract class Sequence<T> implements Waiter {
   resume(registration: Registration, invocation: Invocation): void {
     let outcome: T | typeof CONTINUE;
     try {
-      outcome = this.step(registration, invocation);
+      outcome = this.answer(registration, invocation);
     } catch (error) {
       (this.fail as (error: unknown) => void)(error);
       return;
     }
     if (outcome === CONTINUE) this.next();
     else (this.settle as (outcome: T) => void)(outcome);
+  }
+
+  private answer(registration: Registration, invocation: Invocation): T | typeof CONTINUE {
+    return invocation.status === "cancelled" ? this.cancelled(registration) : this.step(registration, invocation);
   }
 
   private next(): void {
@@ -70,7 +77,7 @@ export abstract class Sequence<T> implements Waiter {
         const invocation = invoke(registration, this.event(), run, this);
         // The answer comes back through `resume`, which calls `next` again.
         if (invocation === PENDING) return;
-        const outcome = this.step(registration, invocation);
+        const outcome = this.answer(registration, invocation);
         if (outcome !== CONTINUE) {
           (this.settle as (outcome: T) => void)(outcome);
           return;

@@ -19,13 +19,15 @@ export interface Dispatch {
   readonly failures: FailureLog;
 }
 
-export type FailureCause = "threw" | "timeout" | "invalid";
+export type FailureCause = "threw" | "timeout" | "invalid" | "cancelled";
 
 /** Logs handler failures as one sanitized line that never carries event content or reasons. */
 export class FailureLog {
   constructor(private readonly logger: HookLogger) {}
 
   report(registration: Registration, cause: FailureCause, detail: string, blocked: boolean): void {
+    // A handler cut short because its run was cancelled did nothing wrong.
+    if (cause === "cancelled") return;
     const who = registration.id === undefined ? registration.pluginId : `${registration.pluginId}#${registration.id}`;
     const effect = blocked ? "blocked (fail closed)" : "ignored (fail open)";
     const line = `hook ${registration.hook}: handler ${who} ${cause === "threw" ? "threw" : cause === "timeout" ? `timed out after ${registration.timeoutMs} ms` : "returned an invalid result"}${detail ? ` (${detail})` : ""}; ${effect}`;
