@@ -14,7 +14,10 @@ export interface PluginLogger {
 export interface PluginCommand {
   readonly description: string;
   /** Returns the reply text, or nothing for a silent turn. */
-  run(args: string, ctx: { readonly sessionId: string; readonly runId: string }): string | undefined | Promise<string | undefined>;
+  run(
+    args: string,
+    ctx: { readonly sessionId: string; readonly runId: string },
+  ): string | undefined | Promise<string | undefined>;
 }
 
 export interface PluginApi<Config = unknown> {

@@ -135,7 +135,9 @@ export class PluginHost {
     for (const [name, command] of staged) {
       const owner = this.commands.get(name)?.pluginId;
       if (!/^[a-z][a-z0-9-]*$/.test(name) || RESERVED_COMMANDS.has(name) || owner !== undefined) {
-        const why = owner ? `is already registered by ${owner}` : "must be lowercase letters, digits and dashes, and not a built-in";
+        const why = owner
+          ? `is already registered by ${owner}`
+          : "must be lowercase letters, digits and dashes, and not a built-in";
         problems.push({ level: "error", pluginId, code: "bad-command", message: `slash command "/${name}" ${why}` });
       } else this.commands.set(name, { ...command, pluginId });
     }

@@ -128,6 +128,23 @@ export function outermostSummaries<S extends PlacedSummary>(summaries: readonly 
 }
 
 /**
+ * The summaries to drop once those `stale` picks are: each of those, and every summary written
+ * after one of them whose prompt held it. A compaction's prompt holds every summary standing
+ * before the end of its range, so a later summary over a range ending at or after a stale
+ * one's start may repeat what the stale one said without covering the scrubbed message itself.
+ */
+export function withDependentSummaries<S extends PlacedSummary>(
+  summaries: readonly S[],
+  stale: (s: S) => boolean,
+): S[] {
+  const out: S[] = [];
+  for (const s of [...summaries].sort((a, b) => a.message.seq - b.message.seq)) {
+    if (stale(s) || out.some((o) => o.message.seq < s.message.seq && o.fromSeq <= s.toSeq)) out.push(s);
+  }
+  return out;
+}
+
+/**
  * Stored messages in order, each outermost summary in place of its range. Summary messages are placed by
  * the range they cover, not by their own seq (they are written after what they summarise).
  */
