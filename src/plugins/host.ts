@@ -102,6 +102,7 @@ export class PluginHost {
     try {
       await definition.setup(api);
     } catch (error) {
+      this.markFailed(id, source);
       return this.record([
         {
           level: "error",
@@ -183,6 +184,7 @@ export class PluginHost {
     try {
       mod = await this.importFresh(specifier);
     } catch (error) {
+      this.markFailed(label, source, entry);
       return this.record([
         {
           level: "error",
@@ -194,7 +196,10 @@ export class PluginHost {
     }
     const definition = pickDefinition(mod);
     const checked = PluginModuleSchema.safeParse(definition);
-    if (!checked.success) return this.record([moduleProblem(label, source, checked.error.issues)]);
+    if (!checked.success) {
+      this.markFailed(label, source, entry);
+      return this.record([moduleProblem(label, source, checked.error.issues)]);
+    }
     const found = await this.add(definition as PluginDefinition, {
       trusted: false,
       source,
@@ -216,6 +221,16 @@ export class PluginHost {
     if (/\.[mc]?ts$/.test(file)) return this.jiti.import(file);
     const url = pathToFileURL(file).href;
     return import(this.generation++ === 0 ? url : `${url}?gatehouse-reload=${this.generation}`);
+  }
+
+  /** A plugin that could not be loaded is listed as failed, unless an earlier version still runs. */
+  private markFailed(id: string, source: string, entry?: PluginEntry): void {
+    if (this.loaded.get(id)?.info.status === "loaded") return;
+    this.loaded.set(id, {
+      info: { id, source, trusted: false, status: "failed" },
+      options: {},
+      ...(entry ? { entry } : {}),
+    });
   }
 
   private record(found: Diagnostic[]): Diagnostic[] {

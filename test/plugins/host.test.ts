@@ -173,6 +173,15 @@ export default {
     assert.match(diagnostics[0]?.message ?? "", /missing\.mjs/);
     assert.match(diagnostics[1]?.message ?? "", /notplugin\.mjs.*id: .*setup: /);
     assert.match(diagnostics[2]?.message ?? "", /TypeError/);
+    assert.deepEqual(
+      host.list().map((p) => [p.id, p.status]),
+      [
+        [join(dir, "missing.mjs"), "failed"],
+        [join(dir, "notplugin.mjs"), "failed"],
+        ["throws", "failed"],
+        ["same", "loaded"],
+      ],
+    );
   });
 
   test("reload swaps a changed plugin file in atomically; a broken new version keeps the old one", async () => {
