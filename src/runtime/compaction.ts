@@ -12,9 +12,19 @@ const SUMMARY_INSTRUCTION =
 /** A rough token count (4 characters a token): enough to decide when to compact. */
 export function estimateTokens(messages: readonly Message[]): number {
   let chars = 0;
-  for (const m of messages)
-    for (const p of m.parts)
-      chars += p.type === "text" || p.type === "reasoning" ? p.text.length : JSON.stringify(p).length;
+  for (const m of messages) chars += messageChars(m);
+  return charsToTokens(chars);
+}
+
+/** The characters `estimateTokens` counts for one message. */
+export function messageChars(message: Message): number {
+  let chars = 0;
+  for (const p of message.parts)
+    chars += p.type === "text" || p.type === "reasoning" ? p.text.length : JSON.stringify(p).length;
+  return chars;
+}
+
+export function charsToTokens(chars: number): number {
   return Math.ceil(chars / 4);
 }
 

@@ -21,7 +21,7 @@ export async function callModel(
   const prompt = buildModelPrompt(state, deps.tools);
   if (engine.hasHooks("llm_input"))
     engine.emit("llm_input", { provider, model: modelId, messages: state.history, systemPrompt: state.systemPrompt() });
-  engine.emit("model_call_started", { provider, model: modelId, step });
+  if (engine.hasHooks("model_call_started")) engine.emit("model_call_started", { provider, model: modelId, step });
   const started = performance.now();
   let response: CollectedResponse;
   try {
@@ -46,13 +46,14 @@ export async function callModel(
     throw error;
   }
   state.addUsage(response.usage);
-  engine.emit("model_call_ended", {
-    provider,
-    model: modelId,
-    step,
-    durationMs: performance.now() - started,
-    usage: plainUsage(response.usage),
-  });
+  if (engine.hasHooks("model_call_ended"))
+    engine.emit("model_call_ended", {
+      provider,
+      model: modelId,
+      step,
+      durationMs: performance.now() - started,
+      usage: plainUsage(response.usage),
+    });
   if (engine.hasHooks("llm_output"))
     engine.emit("llm_output", {
       provider,

@@ -20,8 +20,12 @@ export async function writeMessage(
   onBlocked?: () => Draft | undefined,
 ): Promise<Message | undefined> {
   const { engine, store } = deps;
+  const persistHook = draft.role === "tool" && engine.hasHooks("tool_result_persist");
+  // Without a hook to show it to, the draft goes to the store as it is.
+  if (!persistHook && !engine.hasHooks("before_message_write"))
+    return store.appendMessage(toInput(state, draft)).then(remember(state));
   let message = draftMessage(state, draft);
-  if (draft.role === "tool" && engine.hasHooks("tool_result_persist")) {
+  if (persistHook) {
     message = engine.emit("tool_result_persist", { message }).result.message ?? message;
   }
   if (engine.hasHooks("before_message_write")) {

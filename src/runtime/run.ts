@@ -8,7 +8,7 @@ import { toModelTools } from "../models/tools.js";
 import type { Session } from "../store/types.js";
 import type { Tool } from "../tools/types.js";
 import { audit } from "./audit.js";
-import { compact, estimateTokens } from "./compaction.js";
+import { compact } from "./compaction.js";
 import type { RuntimeDeps } from "./deps.js";
 import type { EventSink } from "./events.js";
 import { askForRevision } from "./finalize.js";
@@ -269,7 +269,7 @@ async function agentLoop(deps: RuntimeDeps, state: RunState, depth: number): Pro
   const { compaction, maxSteps } = deps.config;
   while (state.steps < maxSteps) {
     state.signal.throwIfAborted();
-    if (estimateTokens(state.history) > compaction.contextTokens) await compact(deps, state, "auto");
+    if (state.historyTokens() > compaction.contextTokens) await compact(deps, state, "auto");
     const response = await callModel(deps, state, modelTools, liveText);
     if (response.parts.length) await writeMessage(deps, state, { role: "assistant", parts: response.parts });
     if (response.toolCalls.length) {
@@ -340,18 +340,26 @@ async function resetSession(deps: RuntimeDeps, old: Session): Promise<string> {
   return fresh.id;
 }
 
+/** Each tool as published, computed once per tool object: deriving JSON Schema from zod took ~15 µs a run. */
+const published = new WeakMap<Tool, LanguageModelV3FunctionTool>();
+
 /** The tools as the model sees them: a tool's own JSON Schema (MCP) or one derived from its zod schema. */
 function publishTools(tools: readonly Tool[]): LanguageModelV3FunctionTool[] {
-  return tools.map((tool) =>
-    tool.jsonSchema
-      ? {
-          type: "function",
-          name: tool.name,
-          description: tool.description,
-          inputSchema: tool.jsonSchema as JSONSchema7,
-        }
-      : (toModelTools([tool])[0] as LanguageModelV3FunctionTool),
-  );
+  return tools.map((tool) => {
+    let entry = published.get(tool);
+    if (!entry) {
+      entry = tool.jsonSchema
+        ? {
+            type: "function",
+            name: tool.name,
+            description: tool.description,
+            inputSchema: tool.jsonSchema as JSONSchema7,
+          }
+        : (toModelTools([tool])[0] as LanguageModelV3FunctionTool);
+      published.set(tool, entry);
+    }
+    return entry;
+  });
 }
 
 /** Configured tools, narrowed by `toolsAllow`; a sub-agent at the depth limit loses `Agent`. */

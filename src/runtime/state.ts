@@ -2,6 +2,7 @@ import type { Message } from "../core/message.js";
 import { deepFreeze } from "../hooks/freeze.js";
 import type { ModelUsage } from "../models/collect.js";
 import type { QueuedInjection } from "../store/types.js";
+import { charsToTokens, messageChars } from "./compaction.js";
 import type { ResolvedModel } from "./deps.js";
 import type { EventSink } from "./events.js";
 import type { BlockedBy, RunOutcome } from "./types.js";
@@ -20,6 +21,8 @@ export class RunState {
   readonly startedAt = performance.now();
   /** What the model sees, as stored: a frozen array of frozen messages, replaced (not mutated) on change. */
   history: readonly Message[] = Object.freeze([]);
+  /** What `estimateTokens` counts for `history` (see `historyTokens`). */
+  private historyChars = 0;
   /** This run's stored messages, in order. */
   runMessages: readonly Message[] = Object.freeze([]);
   readonly context: PromptContext;
@@ -52,8 +55,13 @@ export class RunState {
   }
 
   setHistory(messages: readonly Message[]): void {
-    for (const m of messages) deepFreeze(m);
+    let chars = 0;
+    for (const m of messages) {
+      deepFreeze(m);
+      chars += messageChars(m);
+    }
     this.history = Object.freeze([...messages]);
+    this.historyChars = chars;
   }
 
   /** Records a message the store just wrote, for the model's next call and the run's own view. */
@@ -61,6 +69,15 @@ export class RunState {
     deepFreeze(message);
     this.history = Object.freeze([...this.history, message]);
     this.runMessages = Object.freeze([...this.runMessages, message]);
+    this.historyChars += messageChars(message);
+  }
+
+  /**
+   * `estimateTokens(history)`, kept as history changes: counted at every step, it serialized each
+   * tool call and result of the session again.
+   */
+  historyTokens(): number {
+    return charsToTokens(this.historyChars);
   }
 
   addUsage(usage: ModelUsage): void {
