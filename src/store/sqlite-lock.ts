@@ -87,6 +87,9 @@ export class SqliteRunLocks {
       take: this.tickets.prepare<[string, string], { ticket: number }>(
         "INSERT INTO run_lock_queue (session_id, owner) VALUES (?, ?) RETURNING ticket",
       ),
+      waiting: this.tickets.prepare<[string], { one: number }>(
+        "SELECT 1 AS one FROM run_lock_queue WHERE session_id = ? LIMIT 1",
+      ),
       before: this.tickets.prepare<[string, number], { ticket: number; owner: string }>(
         "SELECT ticket, owner FROM run_lock_queue WHERE session_id = ? AND ticket < ? ORDER BY ticket",
       ),
@@ -104,7 +107,15 @@ export class SqliteRunLocks {
         // One queued step per attempt: take the ticket (first time), look for older ones, try the lock.
         const release = await this.serial.run(async () => {
           if (this.closed) throw new StoreError("closed", "the store was closed while waiting for a run lock");
-          ticket ??= (this.statements.take.get(sessionId, this.owner) as { ticket: number }).ticket;
+          if (ticket === undefined) {
+            // Nobody queues for this session: try the lock without a ticket, so an uncontended run writes
+            // nothing here. Order holds: once a waiter's ticket is in, later arrivals see it and queue.
+            if (!this.statements.waiting.get(sessionId)) {
+              connection ??= new Database(this.lockPath(sessionId), { timeout: 0 });
+              if (tryExclusive(connection)) return this.holding(connection);
+            }
+            ticket = (this.statements.take.get(sessionId, this.owner) as { ticket: number }).ticket;
+          }
           if (this.olderLiveTicket(sessionId, ticket)) return undefined;
           connection ??= new Database(this.lockPath(sessionId), { timeout: 0 });
           if (!tryExclusive(connection)) return undefined;
