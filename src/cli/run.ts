@@ -1,15 +1,15 @@
 import { text } from "node:stream/consumers";
-import { ConfigError, loadConfig, MODEL_ENV, type ResolvedSettings, resolveSettings } from "../config/index.js";
+import { MODEL_ENV, type ResolvedSettings } from "../config/index.js";
 import type { GatehouseConfig } from "../config/schema.js";
 import { ModelSpecError } from "../models/errors.js";
 import { createGatehouse, type Gatehouse } from "../runtime/gatehouse.js";
 import type { RunResult } from "../runtime/types.js";
-import { resolveStoreOptions, StoreError, type StoreOptions } from "../store/index.js";
 import { builtinTools } from "../tools/builtin/index.js";
 import { selectTools, unmatchedToolPatterns } from "../tools/select.js";
 import type { Tool } from "../tools/types.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import { type CliLogger, colorsFor, createCliLogger, type OutStream, writeOut } from "./output.js";
+import { checkId, describe, loadProject, PLUGIN_NOT_LOADED, CliStop as Stop, storeOptionsFor } from "./project.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -36,20 +36,7 @@ export interface CliIO {
   readonly signal?: AbortSignal;
 }
 
-/** Plugin problems that mean a configured plugin is not running at all. */
-const PLUGIN_NOT_LOADED = new Set(["load-failed", "bad-module", "setup-failed", "duplicate-id"]);
-
 const NO_MODEL = `no model configured. Set one with --model <spec>, "model" in gatehouse.json, or the ${MODEL_ENV} environment variable (e.g. --model openai:gpt-4o); to try Gatehouse offline, use --model scripted:echo`;
-
-/** A problem to report on stderr with an exit status, raised anywhere before the run starts. */
-class Stop extends Error {
-  constructor(
-    readonly code: ExitCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 /**
  * One turn: configuration, model, prompt, then the run. Returns the exit status; every
@@ -70,10 +57,10 @@ async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<Exit
   checkId("--session", flags.session);
   checkId("--job-id", flags.jobId);
   if (flags.model !== undefined && flags.model.trim() === "") throw new Stop(EXIT.usage, "--model: empty model spec");
-  const { config, settings } = await configure(flags, io);
+  const { config, settings } = await loadProject(flags, io);
   if (settings.model === undefined) throw new Stop(EXIT.usage, NO_MODEL);
   const prompt = await readPrompt(flags, io, log);
-  const store = storeOptions(settings, io);
+  const store = storeOptionsFor(settings, io);
 
   const cleanup: (() => Promise<void>)[] = [];
   try {
@@ -101,35 +88,6 @@ async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<Exit
   }
 }
 
-/** Store ids are 1 to 200 characters; refuse others here, as bad input. */
-function checkId(flag: string, value: string | undefined): void {
-  if (value === undefined) return;
-  if (value === "" || value.length > 200 || /\p{Cc}/u.test(value))
-    throw new Stop(EXIT.usage, `${flag}: expected 1 to 200 characters without control characters`);
-}
-
-async function configure(flags: RunFlags, io: CliIO): Promise<{ config: GatehouseConfig; settings: ResolvedSettings }> {
-  try {
-    const { config, file } = await loadConfig({
-      cwd: io.cwd,
-      ...(flags.config === undefined ? {} : { file: flags.config }),
-      env: io.env,
-    });
-    const settings = resolveSettings({
-      config,
-      ...(file === undefined ? {} : { file }),
-      cwd: io.cwd,
-      env: io.env,
-      ...(flags.model === undefined ? {} : { model: flags.model }),
-      ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
-    });
-    return { config, settings };
-  } catch (error) {
-    if (error instanceof ConfigError) throw new Stop(EXIT.usage, error.message);
-    throw error;
-  }
-}
-
 /** `-p`, else all of stdin (one final newline dropped). */
 async function readPrompt(flags: RunFlags, io: CliIO, log: CliLogger): Promise<string> {
   let prompt = flags.prompt;
@@ -139,21 +97,6 @@ async function readPrompt(flags: RunFlags, io: CliIO, log: CliLogger): Promise<s
   }
   if (prompt.trim() === "") throw new Stop(EXIT.usage, "empty prompt: pass it with -p PROMPT or on stdin");
   return prompt;
-}
-
-function storeOptions(settings: ResolvedSettings, io: CliIO): StoreOptions {
-  try {
-    return resolveStoreOptions({
-      ...(settings.database === undefined ? {} : { database: settings.database }),
-      projectDir: io.cwd,
-      dataDir: settings.dataDir,
-      env: io.env,
-    });
-  } catch (error) {
-    // Only GATEHOUSE_DATABASE_URL gets here: gatehouse.json's `store` was checked with the config.
-    if (error instanceof StoreError) throw new Stop(EXIT.usage, `GATEHOUSE_DATABASE_URL: ${error.message}`);
-    throw error;
-  }
 }
 
 /**
@@ -250,8 +193,4 @@ async function report(result: RunResult, flags: RunFlags, io: CliIO, log: CliLog
       log.error(`run failed: ${result.error ?? "unknown error"}`);
       return EXIT.failed;
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
