@@ -410,6 +410,14 @@ class SqliteTx implements StoreTx {
 const BUSY_TIMEOUT_MS = 10_000;
 const CHECKPOINT_WAIT_MS = 200;
 const CHECKPOINT_RETRY_MS = 250;
+/** Most writes one grouped transaction carries (it holds the database's write lock while they run). */
+const MAX_GROUP = 256;
+
+interface PendingWrite {
+  readonly fn: (tx: StoreTx) => Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
 
 /**
  * "Never persists" for SQLite: `secure_delete` zeroes deleted and overwritten content in the main file,
@@ -421,7 +429,13 @@ class SqliteBackend implements StoreBackend {
   readonly defaultTranscriptDir: string;
   private readonly db: Database.Database;
   private readonly tx: SqliteTx;
-  private readonly control: Record<"begin" | "beginImmediate" | "commit", Database.Statement>;
+  private readonly control: Record<
+    "begin" | "beginImmediate" | "commit" | "savepoint" | "release" | "rollbackTo",
+    Database.Statement
+  >;
+  /** Writes waiting for their turn in the queue, and whether a turn (`runWrites`) is queued for them. */
+  private readonly pending: PendingWrite[] = [];
+  private writesScheduled = false;
   private readonly queue = new SerialQueue();
   private readonly locks: SqliteRunLocks;
   private checkpointOwed = false;
@@ -452,6 +466,9 @@ class SqliteBackend implements StoreBackend {
       begin: this.db.prepare("BEGIN"),
       beginImmediate: this.db.prepare("BEGIN IMMEDIATE"),
       commit: this.db.prepare("COMMIT"),
+      savepoint: this.db.prepare("SAVEPOINT gatehouse_write"),
+      release: this.db.prepare("RELEASE gatehouse_write"),
+      rollbackTo: this.db.prepare("ROLLBACK TO gatehouse_write"),
     };
     this.locks = new SqliteRunLocks(path, join(dir, "locks"), this.queue);
     this.defaultTranscriptDir = join(dir, "transcripts");
@@ -461,11 +478,16 @@ class SqliteBackend implements StoreBackend {
     return this.queue.run(() => this.transaction(this.control.begin, fn));
   }
 
+  /**
+   * Writes that queue up while others run share one transaction (a group commit): each runs in its own
+   * savepoint, so one that throws is rolled back alone, and each settles only after the shared COMMIT.
+   * Many sessions writing at once otherwise paid a WAL commit each, most of a write's cost. A write
+   * that finds nothing else waiting runs in a transaction of its own, as before.
+   */
   write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
-    return this.queue.run(async () => {
-      const result = await this.transaction(this.control.beginImmediate, fn);
-      if (this.checkpointOwed) this.checkpoint();
-      return result;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      this.scheduleWrites();
     });
   }
 
@@ -495,6 +517,76 @@ class SqliteBackend implements StoreBackend {
       this.checkpoint(BUSY_TIMEOUT_MS);
       this.db.close();
     });
+  }
+
+  private scheduleWrites(): void {
+    if (this.writesScheduled) return;
+    this.writesScheduled = true;
+    void this.queue.run(() => this.runWrites());
+  }
+
+  /** Takes the waiting writes, a group at a time; never rejects (each write's promise carries its outcome). */
+  private async runWrites(): Promise<void> {
+    this.writesScheduled = false;
+    // While closing, finish everything written before close() here: a later turn would find the connection closed.
+    do await this.writeGroup(this.pending.splice(0, MAX_GROUP));
+    while (this.closing && this.pending.length > 0);
+    // More arrived meanwhile: their turn comes after whatever queued up since (reads are not starved).
+    if (this.pending.length > 0) this.scheduleWrites();
+  }
+
+  private async writeGroup(group: readonly PendingWrite[]): Promise<void> {
+    const done: [PendingWrite, unknown][] = [];
+    if (group.length === 1) {
+      const only = group[0] as PendingWrite;
+      try {
+        done.push([only, await this.transaction(this.control.beginImmediate, only.fn)]);
+      } catch (error) {
+        only.reject(error);
+        return;
+      }
+    } else {
+      let next = 0;
+      try {
+        this.control.beginImmediate.run();
+        for (; next < group.length; next++) {
+          const write = group[next] as PendingWrite;
+          this.control.savepoint.run();
+          let value: unknown;
+          try {
+            value = await write.fn(this.tx);
+          } catch (error) {
+            // SQLite itself ended the transaction (an I/O error, say): the writes before this one are gone too.
+            if (!this.db.inTransaction) throw error;
+            this.control.rollbackTo.run();
+            this.control.release.run();
+            write.reject(error);
+            continue;
+          }
+          this.control.release.run();
+          done.push([write, value]);
+        }
+        this.control.commit.run();
+      } catch (error) {
+        try {
+          if (this.db.inTransaction) this.db.exec("ROLLBACK");
+        } catch {
+          // The next transaction reports what is wrong with the connection.
+        }
+        for (const [write] of done) write.reject(error);
+        (group[next] as PendingWrite | undefined)?.reject(error);
+        // Writes that never ran go back to the head of the line.
+        this.pending.unshift(...group.slice(next + 1));
+        return;
+      }
+    }
+    try {
+      if (this.checkpointOwed) this.checkpoint();
+    } catch (error) {
+      for (const [write] of done) write.reject(error);
+      return;
+    }
+    for (const [write, value] of done) write.resolve(value);
   }
 
   // fn's statements are synchronous, so between BEGIN and COMMIT nothing else runs on this connection.

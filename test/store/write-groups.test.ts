@@ -1,0 +1,94 @@
+// SQLite commits writes that queue up together in one transaction (a savepoint each). These check
+// that a group behaves as the same writes one after another would: each settles with its own
+// outcome, a failing one leaves nothing behind, and the others persist.
+import assert from "node:assert/strict";
+import { after, test } from "node:test";
+import type { StoreTx } from "../../src/store/backend.js";
+import { openStore, type SessionStore, StoreError } from "../../src/store/index.js";
+import { tempDir, text } from "./helpers.js";
+
+const dir = tempDir();
+after(() => dir.remove());
+let files = 0;
+
+async function withSqlite(fn: (store: SessionStore, path: string) => Promise<void>): Promise<void> {
+  const path = `${dir.path}/db${files++}/gatehouse.db`;
+  const store = await openStore({ kind: "sqlite", path });
+  try {
+    await fn(store, path);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The backend's raw write, to run a write that changes rows and then throws. */
+function backendWrite(store: SessionStore): <T>(fn: (tx: StoreTx) => Promise<T>) => Promise<T> {
+  const backend = (store as unknown as { backend: { write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> } }).backend;
+  return (fn) => backend.write(fn);
+}
+
+test("writes issued together each settle with their own outcome, and only the successful ones persist", () =>
+  withSqlite(async (store) => {
+    const sessions = await Promise.all(Array.from({ length: 20 }, () => store.createSession()));
+    const write = backendWrite(store);
+    const outcomes = await Promise.allSettled([
+      ...sessions.map((s, i) => store.startRun({ sessionId: s.id, trigger: "api", id: `run-${i}` })),
+      store.startRun({ sessionId: "no-such-session", trigger: "api" }),
+      // Inserts a session, then fails: its savepoint is rolled back, the others' writes are not.
+      write(async (tx) => {
+        await tx.insertSession({ id: "half-done", key: null, parentSessionId: null, createdAt: "x", updatedAt: "x" });
+        throw new Error("failed after writing");
+      }),
+      store.createSession({ id: "after-the-failure" }),
+    ]);
+    const statuses = outcomes.map((o) => o.status);
+    assert.deepEqual(statuses, [...sessions.map(() => "fulfilled"), "rejected", "rejected", "fulfilled"]);
+    const notFound = outcomes[20] as PromiseRejectedResult;
+    assert.ok(notFound.reason instanceof StoreError && notFound.reason.code === "not_found");
+    assert.equal(((outcomes[21] as PromiseRejectedResult).reason as Error).message, "failed after writing");
+    assert.equal(await store.getSession("half-done"), undefined);
+    assert.ok(await store.getSession("after-the-failure"));
+    for (const [i, s] of sessions.entries()) assert.equal((await store.getRun(`run-${i}`))?.sessionId, s.id);
+  }));
+
+test("many sessions appending at once: every message lands once, in order within its session", () =>
+  withSqlite(async (store) => {
+    const sessions = await Promise.all(Array.from({ length: 300 }, () => store.createSession()));
+    const runs = await Promise.all(sessions.map((s) => store.startRun({ sessionId: s.id, trigger: "api" })));
+    await Promise.all(
+      sessions.map(async (s, i) => {
+        for (let m = 0; m < 4; m++)
+          await store.appendMessage({
+            sessionId: s.id,
+            runId: (runs[i] as { id: string }).id,
+            role: "user",
+            parts: [text(`${i}:${m}`)],
+          });
+      }),
+    );
+    for (const [i, s] of sessions.entries()) {
+      const messages = await store.sessionMessages(s.id);
+      assert.deepEqual(
+        messages.map((m) => [m.seq, m.parts]),
+        [0, 1, 2, 3].map((m) => [m + 1, [text(`${i}:${m}`)]]),
+      );
+    }
+  }));
+
+test("writes still waiting when the store closes are finished first", () =>
+  withSqlite(async (store, path) => {
+    const session = await store.createSession();
+    const run = await store.startRun({ sessionId: session.id, trigger: "api" });
+    // More than one group's worth, all queued before close().
+    const appends = Array.from({ length: 600 }, (_, i) =>
+      store.appendMessage({ sessionId: session.id, runId: run.id, role: "user", parts: [text(`m${i}`)] }),
+    );
+    await store.close();
+    assert.equal((await Promise.allSettled(appends)).filter((o) => o.status === "fulfilled").length, 600);
+    const reopened = await openStore({ kind: "sqlite", path });
+    try {
+      assert.equal((await reopened.sessionMessages(session.id)).length, 600);
+    } finally {
+      await reopened.close();
+    }
+  }));
