@@ -22,9 +22,9 @@ Exit status:
 
 export const ENVIRONMENT_HELP = `
 Environment:
-  GATEHOUSE_MODEL         model spec when neither --model nor gatehouse.json "model" sets one
+  GATEHOUSE_MODEL         model spec; --model wins over it, it wins over gatehouse.json "model"
   GATEHOUSE_CONFIG        config file to use instead of ./gatehouse.json (--config wins)
   GATEHOUSE_DATA_DIR      data folder instead of ./.gatehouse (--data-dir wins)
-  GATEHOUSE_DATABASE_URL  store when gatehouse.json has no "store" (postgres://…, memory, or a file)
+  GATEHOUSE_DATABASE_URL  store (postgres://…, memory, or a file); wins over gatehouse.json "store"
   GATEHOUSE_LOG_LEVEL     debug, info, warn (default) or error; logs go to stderr
   NO_COLOR                no colors on stderr`;

@@ -36,7 +36,7 @@ export interface CliIO {
   readonly signal?: AbortSignal;
 }
 
-const NO_MODEL = `no model configured. Set one with --model <spec>, "model" in gatehouse.json, or the ${MODEL_ENV} environment variable (e.g. --model openai:gpt-4o); to try Gatehouse offline, use --model scripted:echo`;
+const NO_MODEL = `no model configured. Set one with --model <spec>, the ${MODEL_ENV} environment variable or "model" in gatehouse.json (e.g. --model openai:gpt-4o); to try Gatehouse offline, use --model scripted:echo`;
 
 /**
  * One turn: configuration, model, prompt, then the run. Returns the exit status; every

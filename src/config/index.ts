@@ -11,6 +11,7 @@ export {
 } from "./load.js";
 export {
   DATA_DIR_ENV,
+  DATABASE_URL_ENV,
   MODEL_ENV,
   type ResolvedSettings,
   type ResolveSettingsInput,

@@ -6,6 +6,7 @@ import type { GatehouseConfig } from "./schema.js";
 
 export const MODEL_ENV = "GATEHOUSE_MODEL";
 export const DATA_DIR_ENV = "GATEHOUSE_DATA_DIR";
+export const DATABASE_URL_ENV = "GATEHOUSE_DATABASE_URL";
 const DEFAULT_DATA_DIR = ".gatehouse";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -31,10 +32,12 @@ export interface ResolvedSettings {
   /** `--data-dir` > `GATEHOUSE_DATA_DIR` > `<cwd>/.gatehouse`, absolute. */
   readonly dataDir: string;
   /**
-   * gatehouse.json `store`, with a SQLite path made absolute; undefined leaves the choice to
-   * `resolveStoreOptions` (`GATEHOUSE_DATABASE_URL`, else SQLite in `dataDir`).
+   * The store: `GATEHOUSE_DATABASE_URL` > gatehouse.json `store`, a SQLite path made absolute;
+   * undefined leaves the default to `resolveStoreOptions` (SQLite in `dataDir`).
    */
   readonly database?: string;
+  /** Where `database` came from (for messages and `gatehouse config`). */
+  readonly databaseFrom?: typeof DATABASE_URL_ENV | "gatehouse.json";
   /** gatehouse.json `plugins` with relative file paths made absolute. */
   readonly pluginEntries: PluginEntry[];
   /** `createGatehouse`'s `config`: the project directory, limits, prompt, compaction, hook timeouts. */
@@ -47,10 +50,12 @@ export interface ResolvedSettings {
 }
 
 /**
- * Applies the precedence rules: model `--model` > gatehouse.json > `GATEHOUSE_MODEL`; data dir
- * `--data-dir` > `GATEHOUSE_DATA_DIR` > `<cwd>/.gatehouse`. Paths written in gatehouse.json
- * (plugin files, a scripted model file, a SQLite store) are relative to its folder; paths from
- * flags and the environment are relative to `cwd`.
+ * Applies the precedence rule, flags > environment > gatehouse.json > defaults: model
+ * `--model` > `GATEHOUSE_MODEL` > gatehouse.json; store `GATEHOUSE_DATABASE_URL` > gatehouse.json
+ * `store` > SQLite in the data dir; data dir `--data-dir` > `GATEHOUSE_DATA_DIR` > `<cwd>/.gatehouse`.
+ * (The environment beats the file so a deployment can override a checked-in gatehouse.json.)
+ * Paths written in gatehouse.json (plugin files, a scripted model file, a SQLite store) are
+ * relative to its folder; paths from flags and the environment are relative to `cwd`.
  */
 export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
   const { config, cwd, env } = input;
@@ -59,17 +64,23 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
   const model =
     input.model !== undefined
       ? ({ model: input.model, modelFrom: "--model" } as const)
-      : config.model !== undefined
-        ? ({ model: relativeScriptedFile(config.model, base), modelFrom: "gatehouse.json" } as const)
-        : fromEnv !== undefined
-          ? ({ model: fromEnv, modelFrom: MODEL_ENV } as const)
+      : fromEnv !== undefined
+        ? ({ model: fromEnv, modelFrom: MODEL_ENV } as const)
+        : config.model !== undefined
+          ? ({ model: relativeScriptedFile(config.model, base), modelFrom: "gatehouse.json" } as const)
           : {};
   const dataDir = resolve(cwd, input.dataDir ?? (env[DATA_DIR_ENV] || DEFAULT_DATA_DIR));
-  const database = config.store === undefined ? undefined : storePath(config.store, base);
+  const databaseEnv = env[DATABASE_URL_ENV]?.trim() || undefined;
+  const database =
+    databaseEnv !== undefined
+      ? ({ database: storePath(databaseEnv, cwd), databaseFrom: DATABASE_URL_ENV } as const)
+      : config.store !== undefined
+        ? ({ database: storePath(config.store, base), databaseFrom: "gatehouse.json" } as const)
+        : {};
   return {
     ...model,
     dataDir,
-    ...(database === undefined ? {} : { database }),
+    ...database,
     pluginEntries: (config.plugins ?? []).map((e) =>
       e.path !== undefined && !isAbsolute(e.path) ? { ...e, path: resolve(base, e.path) } : e,
     ),

@@ -31,8 +31,12 @@ const StoreSchema = z
 export const GatehouseConfigSchema = z
   .strictObject({
     $schema: z.string().optional().describe("Where editors find this schema; ignored by Gatehouse."),
+    $comment: z
+      .union([z.string(), z.array(z.string())])
+      .optional()
+      .describe("Notes for people reading this file (JSON has no comments); ignored by Gatehouse."),
     model: ModelSpecSchema.optional().describe(
-      "The default model as a provider:model spec (openai:<model>, anthropic:<model>, openai-compatible:<baseURL>#<model>, scripted:<file>|echo). --model overrides it; GATEHOUSE_MODEL is used when neither is set. A relative scripted file is found from this file's folder.",
+      "The default model as a provider:model spec (openai:<model>, anthropic:<model>, openai-compatible:<baseURL>#<model>, scripted:<file>|echo). --model and then GATEHOUSE_MODEL override it. A relative scripted file is found from this file's folder.",
     ),
     plugins: z
       .array(PluginEntrySchema)
@@ -58,7 +62,7 @@ export const GatehouseConfigSchema = z
       .optional()
       .describe("Which tools the model may use; deny wins over allow."),
     store: StoreSchema.optional().describe(
-      'Where sessions are stored: a postgres:// URL, "memory", or a SQLite file path (relative to this file\'s folder). Default: GATEHOUSE_DATABASE_URL, else .gatehouse/gatehouse.db.',
+      'Where sessions are stored: a postgres:// URL, "memory", or a SQLite file path (relative to this file\'s folder). GATEHOUSE_DATABASE_URL overrides it. Default: .gatehouse/gatehouse.db in the data folder.',
     ),
     maxSteps: z.number().int().min(1).max(1000).optional().describe("Model calls per turn at most (default 25)."),
     systemPrompt: z.string().optional().describe("The system prompt of every run."),

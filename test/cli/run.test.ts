@@ -261,7 +261,7 @@ describe("gatehouse run", { concurrency: 4 }, () => {
     assert.ok(existsSync(join(cwd, "from-env", "gatehouse.db")));
   });
 
-  test('model precedence: --model, then gatehouse.json "model", then GATEHOUSE_MODEL', async () => {
+  test('model precedence: --model, then GATEHOUSE_MODEL, then gatehouse.json "model"', async () => {
     const cwd = await fresh({
       "env.json": { runs: [{ turns: [{ text: "from env" }] }] },
       "config.json": { runs: [{ turns: [{ text: "from config" }] }] },
@@ -272,7 +272,8 @@ describe("gatehouse run", { concurrency: 4 }, () => {
     assert.equal(fromEnv.stdout, "from env\n");
 
     await put(cwd, "gatehouse.json", { model: "scripted:config.json" });
-    assert.equal((await gatehouse(["run", "-p", "x"], { cwd, env })).stdout, "from config\n");
+    assert.equal((await gatehouse(["run", "-p", "x"], { cwd, env })).stdout, "from env\n");
+    assert.equal((await gatehouse(["run", "-p", "x"], { cwd })).stdout, "from config\n");
     assert.equal((await gatehouse(["run", "-p", "x", "--model", "scripted:echo"], { cwd, env })).stdout, "x\n");
   });
 

@@ -6,15 +6,31 @@ const cwd = "/work/project";
 const file = "/etc/gatehouse/gatehouse.json";
 
 describe("resolveSettings", () => {
-  test("model: --model, then gatehouse.json, then GATEHOUSE_MODEL; none is undefined", () => {
+  test("model: --model, then GATEHOUSE_MODEL, then gatehouse.json; none is undefined", () => {
     const env = { GATEHOUSE_MODEL: "openai:from-env" };
     const config = { model: "anthropic:from-config" };
     assert.equal(resolveSettings({ config, cwd, env, model: "openai:flag" }).model, "openai:flag");
     assert.equal(resolveSettings({ config, cwd, env, model: "openai:flag" }).modelFrom, "--model");
-    assert.equal(resolveSettings({ config, cwd, env }).model, "anthropic:from-config");
-    assert.equal(resolveSettings({ config: {}, cwd, env }).model, "openai:from-env");
-    assert.equal(resolveSettings({ config: {}, cwd, env }).modelFrom, "GATEHOUSE_MODEL");
+    assert.equal(resolveSettings({ config, cwd, env }).model, "openai:from-env");
+    assert.equal(resolveSettings({ config, cwd, env }).modelFrom, "GATEHOUSE_MODEL");
+    assert.equal(resolveSettings({ config, cwd, env: {} }).model, "anthropic:from-config");
+    assert.equal(resolveSettings({ config, cwd, env: {} }).modelFrom, "gatehouse.json");
+    assert.equal(resolveSettings({ config, cwd, env: { GATEHOUSE_MODEL: " " } }).model, "anthropic:from-config");
     assert.equal(resolveSettings({ config: {}, cwd, env: { GATEHOUSE_MODEL: " " } }).model, undefined);
+  });
+
+  test("store: GATEHOUSE_DATABASE_URL, then gatehouse.json; a relative env path is from cwd", () => {
+    const config = { store: "data/db.sqlite" };
+    const url = "postgres://u:pw@h/db";
+    const fromEnv = resolveSettings({ config, file, cwd, env: { GATEHOUSE_DATABASE_URL: url } });
+    assert.equal(fromEnv.database, url);
+    assert.equal(fromEnv.databaseFrom, "GATEHOUSE_DATABASE_URL");
+    const fromFile = resolveSettings({ config, file, cwd, env: { GATEHOUSE_DATABASE_URL: "" } });
+    assert.equal(fromFile.database, "/etc/gatehouse/data/db.sqlite");
+    assert.equal(fromFile.databaseFrom, "gatehouse.json");
+    const relative = resolveSettings({ config: {}, cwd, env: { GATEHOUSE_DATABASE_URL: "x.db" } });
+    assert.equal(relative.database, "/work/project/x.db");
+    assert.equal(resolveSettings({ config: {}, cwd, env: {} }).databaseFrom, undefined);
   });
 
   test("paths in gatehouse.json are relative to its folder; flags and env to cwd", () => {
