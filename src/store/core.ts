@@ -12,6 +12,7 @@ import {
   checkCompactionRange,
   planBlock,
   planRewrite,
+  withDependentSummaries,
 } from "./plan.js";
 import {
   AppendMessageSchema,
@@ -268,7 +269,7 @@ export class CoreStore implements SessionStore {
       const plan = planRewrite(await tx.runMessages(runId), parsedTexts);
       for (const update of plan.updates) await tx.updateMessageParts(update.id, update.parts);
       await tx.deleteMessages(plan.removals);
-      const stale = (await tx.compactionsCoveringRun(runId)).filter((c) =>
+      const stale = await staleSummaries(tx, run.sessionId, (c) =>
         plan.changedSeqs.some((seq) => c.fromSeq <= seq && seq <= c.toSeq),
       );
       await tx.deleteCompactions(stale);
@@ -304,7 +305,7 @@ export class CoreStore implements SessionStore {
       }
       const plan = planBlock(kind, await tx.runMessages(runId));
       await tx.deleteMessages(plan.removals);
-      const covering = await tx.compactionsCoveringRun(runId);
+      const covering = await summariesCoveringRun(tx, run.sessionId, runId);
       await tx.deleteCompactions(covering);
       const at = this.now();
       const replacement = await tx.appendMessage({
@@ -371,7 +372,7 @@ export class CoreStore implements SessionStore {
     const { sessionId, dropped } = await this.write(async (tx) => {
       const run = await tx.getRun(runId);
       if (!run) throw notFound("run", runId);
-      const covering = await tx.compactionsCoveringRun(runId);
+      const covering = await summariesCoveringRun(tx, run.sessionId, runId);
       await tx.deleteCompactions(covering);
       return { sessionId: run.sessionId, dropped: covering.length };
     });
@@ -501,6 +502,23 @@ export class CoreStore implements SessionStore {
     for (let i = 0; i < ids.length; i++) ids.push(...(await tx.childSessionIds(ids[i] as string)));
     return ids;
   }
+}
+
+/** The session's summaries `stale` picks, with every later summary written from one of them. */
+async function staleSummaries(
+  tx: StoreTx,
+  sessionId: string,
+  stale: (c: CompactionSummary) => boolean,
+): Promise<CompactionRow[]> {
+  const all = await tx.listCompactions(sessionId);
+  return withDependentSummaries(all, stale).map(({ message, ...c }) => ({ ...c, messageId: message.id }));
+}
+
+/** Summaries covering the run, and those written from them. */
+async function summariesCoveringRun(tx: StoreTx, sessionId: string, runId: string): Promise<CompactionRow[]> {
+  const covering = new Set((await tx.compactionsCoveringRun(runId)).map((c) => c.id));
+  if (covering.size === 0) return [];
+  return staleSummaries(tx, sessionId, (c) => covering.has(c.id));
 }
 
 function publicInjection(row: InjectionRow): QueuedInjection {

@@ -1,0 +1,173 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { openStore } from "../src/store/index.js";
+import type { SessionStore } from "../src/store/types.js";
+import type { StoreKind } from "./scenario.js";
+
+/**
+ * Where data ends up, and how to read it back after everything is closed: the SQLite files byte
+ * by byte (main, -wal, -journal, -shm), every file under the data folder (transcripts, locks),
+ * PostgreSQL through a query over every table of the scenario's schema, the memory store through
+ * its own export (it has no files).
+ */
+
+/** Every regular file under `dir`, recursively, as bytes. */
+export function filesUnder(dir: string): { path: string; bytes: Buffer }[] {
+  const out: { path: string; bytes: Buffer }[] = [];
+  const walk = (d: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const path = join(d, name);
+      const info = statSync(path, { throwIfNoEntry: false });
+      if (!info) continue;
+      if (info.isDirectory()) walk(path);
+      else if (info.isFile()) out.push({ path, bytes: readFileSync(path) });
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** A text body (or bytes) labelled with where it came from. */
+export interface Sink {
+  readonly name: string;
+  readonly bytes: Buffer;
+}
+
+export function textSink(name: string, text: string): Sink {
+  return { name, bytes: Buffer.from(text, "utf8") };
+}
+
+export function sinkHas(sink: Sink, needle: string): boolean {
+  return sink.bytes.indexOf(needle, 0, "utf8") >= 0;
+}
+
+export interface OpenedStore {
+  readonly kind: StoreKind;
+  readonly store: SessionStore;
+  /** Everything persistent the store left, read after close. */
+  persisted(): Promise<Sink[]>;
+  /** Call before close: the memory store is read through its API. */
+  beforeClose(): Promise<void>;
+  /** Removes what the store left behind (the PostgreSQL schema). */
+  dispose(): Promise<void>;
+}
+
+export interface StoreSetup {
+  readonly kind: StoreKind;
+  /** The scenario's private folder: the SQLite file and transcripts go under it. */
+  readonly dir: string;
+  readonly postgresUrl?: string;
+  /** A schema of its own (PostgreSQL). */
+  readonly schema?: string;
+}
+
+export async function openScenarioStore(setup: StoreSetup): Promise<OpenedStore> {
+  const transcriptDir = join(setup.dir, "data", "transcripts");
+  if (setup.kind === "sqlite") {
+    const store = await openStore({ kind: "sqlite", path: join(setup.dir, "data", "gatehouse.db"), transcriptDir });
+    return {
+      kind: "sqlite",
+      store,
+      beforeClose: async () => {},
+      // Bytes first, then the rows through SQL (which sees a value whatever pages it spans).
+      persisted: async () => [
+        ...filesUnder(join(setup.dir, "data")).map((f) => ({ name: f.path, bytes: f.bytes })),
+        ...sqliteRows(join(setup.dir, "data", "gatehouse.db")),
+      ],
+      dispose: async () => {},
+    };
+  }
+  if (setup.kind === "memory") {
+    const store = await openStore({ kind: "memory", transcriptDir });
+    let dump = "";
+    return {
+      kind: "memory",
+      store,
+      beforeClose: async () => {
+        dump = await dumpThroughApi(store);
+      },
+      persisted: async () => [
+        textSink("memory store export", dump),
+        ...filesUnder(join(setup.dir, "data")).map((f) => ({ name: f.path, bytes: f.bytes })),
+      ],
+      dispose: async () => {},
+    };
+  }
+  const url = setup.postgresUrl;
+  const schema = setup.schema;
+  if (!url || !schema) throw new Error("PostgreSQL needs a URL and a schema");
+  const store = await openStore({ kind: "postgres", url, schema, transcriptDir, poolSize: 4 });
+  return {
+    kind: "postgres",
+    store,
+    beforeClose: async () => {},
+    persisted: async () => [
+      ...(await postgresRows(url, schema)),
+      ...filesUnder(join(setup.dir, "data")).map((f) => ({ name: f.path, bytes: f.bytes })),
+    ],
+    dispose: () => dropSchema(url, schema),
+  };
+}
+
+/** One sink per table: every row of every table of a closed SQLite file, as JSON. */
+export function sqliteRows(path: string): Sink[] {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+    return tables.map(({ name }) =>
+      textSink(`sqlite rows ${name}`, JSON.stringify(db.prepare(`SELECT * FROM "${name}"`).all())),
+    );
+  } finally {
+    db.close();
+  }
+}
+
+/** Every session (sub-agent sessions included) as exported, plus every audit record. */
+export async function dumpThroughApi(store: SessionStore): Promise<string> {
+  const parts: string[] = [];
+  for (const session of await store.listSessions({ limit: 10_000 })) {
+    for await (const line of store.exportSession(session.id)) parts.push(line);
+  }
+  parts.push(JSON.stringify(await store.listAudit()));
+  return parts.join("");
+}
+
+export async function withPg<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** One sink per table: every visible row of every table in the schema, as text. */
+export function postgresRows(url: string, schema: string): Promise<Sink[]> {
+  return withPg(url, async (client) => {
+    const tables = await client.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
+      [schema],
+    );
+    const sinks: Sink[] = [];
+    for (const { table_name } of tables.rows) {
+      const rows = await client.query<{ row: string }>(`SELECT t::text AS row FROM ${schema}."${table_name}" t`);
+      sinks.push(textSink(`postgres ${schema}.${table_name}`, rows.rows.map((r) => r.row).join("\n")));
+    }
+    return sinks;
+  });
+}
+
+export function dropSchema(url: string, schema: string): Promise<void> {
+  return withPg(url, async (client) => {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  });
+}
