@@ -191,7 +191,9 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
                     ctx.signal,
                   )
                 : await fire("Stop", ctx, stop, ctx.signal);
-            if (!blocks(v) || loopCount >= MAX_STOP_BLOCKS) {
+            // Only a block sends the agent back; `continue: false` asks it to stop, and wins over any decision.
+            const again = v?.decision === "block" && v.continue !== false;
+            if (!again || loopCount >= MAX_STOP_BLOCKS) {
               stopBlocks.delete(ctx.runId);
               return undefined;
             }
@@ -199,7 +201,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
             return {
               action: "revise",
               retry: {
-                instruction: reasonOf(v as MergedVerdict),
+                instruction: reasonOf(v),
                 idempotencyKey: `${COMMAND_HOOKS_PLUGIN_ID}:stop:${loopCount}`,
                 maxAttempts: MAX_STOP_BLOCKS,
               },
@@ -264,8 +266,9 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
       const run = currentRunContext();
       const ctx = run ?? { sessionId: request.sessionId, runId: request.runId, depth: 0, agentId: "main" };
       const v = await fire("PermissionRequest", ctx, { toolName: request.toolName, toolInput: request.params }, signal);
+      // `continue: false` stops whatever the decision says, as a PreToolUse one blocks the call.
+      if (blocks(v)) return "deny";
       if (v?.decision === "allow") return "allow-once";
-      if (v?.decision === "deny" || v?.decision === "block") return "deny";
       return next ? next(request, signal) : "deny";
     };
 
