@@ -250,20 +250,29 @@ function codePuppy(ctx: Ctx): NormalizedVerdict {
   if (control?.blocks && decision !== undefined) {
     return { ...base, decision, reason: control.reason ?? ctx.stderr ?? HOOK_BLOCK_REASON };
   }
+  // On Stop a block means "keep going", so `continue:false` (stop) cannot be read as a block.
+  if (control?.stops) return { ...base, continue: false, ...(control.reason ? { stopReason: control.reason } : {}) };
   return base;
 }
 
-function codePuppyControl(json: HookJson, ctx: Ctx): { blocks: boolean; reason?: string; context?: string } {
+const STOP_EVENTS = new Set<CommandHookEvent>(["Stop", "SubagentStop"]);
+
+function codePuppyControl(
+  json: HookJson,
+  ctx: Ctx,
+): { blocks: boolean; stops: boolean; reason?: string; context?: string } {
   const hso = json.hookSpecificOutput ?? {};
+  const stops = json.continue === false && STOP_EVENTS.has(ctx.spec.name);
   const blocks =
     json.result === "block" ||
     json.decision === "block" ||
     hso.permissionDecision === "deny" ||
-    json.continue === false;
+    (json.continue === false && !stops);
   const reason = userSafeText(json.reason ?? hso.permissionDecisionReason ?? json.stopReason, ctx.opts.commandLine);
   const context = hso.additionalContext ?? json.additionalContext;
   return {
     blocks,
+    stops,
     ...(reason !== undefined ? { reason } : {}),
     ...(context !== undefined && context !== "" ? { context } : {}),
   };

@@ -189,8 +189,6 @@ const OBSERVE_ONLY: Row["forms"] = {
 
 const STOP_CONTEXT_TODO =
   "Claude Code continues the turn with a Stop hook's additionalContext; DESIGN §7 names only block, and the plugin drops it";
-const CP_CONTINUE_TODO =
-  "protocol.ts turns Code Puppy's continue:false into a block, and a Stop block means one more pass: the opposite of stopping";
 
 const MATRIX: Record<CommandHookEvent, Row> = {
   SessionStart: {
@@ -369,7 +367,7 @@ const MATRIX: Record<CommandHookEvent, Row> = {
       exit1: [none, block(STDERR)],
       exit2: [block(STDERR), feedback],
       block: [block(REASON), block(REASON)],
-      continue: [none, todo(none, CP_CONTINUE_TODO)],
+      continue: [none, none],
       context: [todo(context(CONTEXT), STOP_CONTEXT_TODO), none],
     },
   },
@@ -394,7 +392,7 @@ const MATRIX: Record<CommandHookEvent, Row> = {
       exit1: [none, block(STDERR)],
       exit2: [block(STDERR), feedback],
       block: [block(REASON), block(REASON)],
-      continue: [none, todo(none, CP_CONTINUE_TODO)],
+      continue: [none, none],
       context: [todo(context(CONTEXT), STOP_CONTEXT_TODO), none],
     },
   },
