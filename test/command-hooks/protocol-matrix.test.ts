@@ -102,10 +102,12 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "exit 0, continue:false: stops the agent (claude), blocks (code-puppy)",
+    name: "exit 0, continue:false: stops the agent (claude), blocks (code-puppy) except on Stop, where it stops",
     exit: 0,
     stdout: '{"continue":false,"stopReason":"halt"}',
     expect: (d, e) => {
+      // On Stop a block means "one more pass": continue:false must stop instead.
+      if (d === "code-puppy" && (e === "Stop" || e === "SubagentStop")) return { continue: false, stopReason: "halt" };
       if (d === "code-puppy") return canBlock(e) ? blocked(e, "halt") : {};
       return has(e, "continue") ? { continue: false, stopReason: "halt" } : {};
     },
