@@ -25,6 +25,7 @@ program
   .option("--model <spec>", 'model spec, e.g. openai:gpt-4o or scripted:echo (overrides gatehouse.json "model")')
   .option("--config <file>", "config file (default: ./gatehouse.json, if present)")
   .option("--data-dir <dir>", "data folder for the default SQLite store (default: ./.gatehouse)")
+  .option("--settings <file|json>", "command hooks settings (a file, or inline JSON), read after gatehouse.json's")
   .addOption(new Option("--trigger <trigger>", "what started the run").choices(["user", "cron", "api"]).default("user"))
   .option("--job-id <id>", "the job this run belongs to (for cron and api triggers)")
   .option("--json", "print the run result as one JSON line instead of the reply")
@@ -54,6 +55,8 @@ program
       process.off("SIGINT", onSigint);
     }
   });
+
+(await import("./hooks.js")).registerHooksCommand(program);
 
 // A reader that went away (`gatehouse run … | head -1`) is not an error worth a stack trace.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {

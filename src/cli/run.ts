@@ -1,4 +1,6 @@
+import { homedir } from "node:os";
 import { text } from "node:stream/consumers";
+import { formatDiagnostic, loadCommandHookSources } from "../command-hooks/index.js";
 import { MODEL_ENV, type ResolvedSettings } from "../config/index.js";
 import type { GatehouseConfig } from "../config/schema.js";
 import { ModelSpecError } from "../models/errors.js";
@@ -7,7 +9,9 @@ import type { RunResult } from "../runtime/types.js";
 import { builtinTools } from "../tools/builtin/index.js";
 import { selectTools, unmatchedToolPatterns } from "../tools/select.js";
 import type { Tool } from "../tools/types.js";
+import { createTerminalApprover } from "./approver.js";
 import { EXIT, type ExitCode } from "./exit.js";
+import { projectRelative } from "./hooks.js";
 import { type CliLogger, colorsFor, createCliLogger, type OutStream, writeOut } from "./output.js";
 import { checkId, describe, loadProject, PLUGIN_NOT_LOADED, CliStop as Stop, storeOptionsFor } from "./project.js";
 
@@ -20,6 +24,8 @@ export interface RunFlags {
   readonly model?: string;
   readonly config?: string;
   readonly dataDir?: string;
+  /** `--settings FILE|JSON`: command hooks read after gatehouse.json's. */
+  readonly settings?: string;
   readonly trigger: "user" | "cron" | "api";
   readonly jobId?: string;
   readonly json?: boolean;
@@ -59,6 +65,7 @@ async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<Exit
   if (flags.model !== undefined && flags.model.trim() === "") throw new Stop(EXIT.usage, "--model: empty model spec");
   const { config, settings } = await loadProject(flags, io);
   if (settings.model === undefined) throw new Stop(EXIT.usage, NO_MODEL);
+  const commandHooks = loadCommandHooks(settings, flags, io, log);
   const prompt = await readPrompt(flags, io, log);
   const store = storeOptionsFor(settings, io);
 
@@ -72,7 +79,9 @@ async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<Exit
       tools,
       // Claude Code's Agent tool comes from the runtime; tools.allow / tools.deny decide on it too.
       subagents: selectTools([{ name: "Agent" }], config.tools ?? {}).length > 0,
-      commandHooks: settings.commandHooks,
+      commandHooks,
+      // On a terminal the user is asked; without one, approvals are denied.
+      approver: createTerminalApprover({ input: io.stdin, output: io.stderr }),
       logger: log,
       config: settings.runtime,
       env: io.env as NodeJS.ProcessEnv,
@@ -86,6 +95,36 @@ async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<Exit
       await close().catch((error: unknown) => log.warn(`while closing: ${describe(error)}`));
     }
   }
+}
+
+/**
+ * The command hook sources (with `--settings`) are read here rather than in the runtime, so
+ * that their problems are printed before the run: warnings, and the run goes on; any error,
+ * and it does not start (a guard that failed to load must not be silently missing).
+ */
+function loadCommandHooks(
+  settings: ResolvedSettings,
+  flags: RunFlags,
+  io: CliIO,
+  log: CliLogger,
+): ResolvedSettings["commandHooks"] {
+  const { load = {}, ...rest } = settings.commandHooks;
+  const loaded = loadCommandHookSources({
+    ...load,
+    ...(flags.settings === undefined ? {} : { cliSettings: flags.settings, cwd: io.cwd }),
+    homeDir: load.homeDir ?? homedir(),
+    projectDir: io.cwd,
+  });
+  for (const d of loaded.diagnostics) {
+    const line = formatDiagnostic({ ...d, file: projectRelative(io.cwd, d.file) });
+    (d.level === "error" ? log.error : log.warn)(line);
+  }
+  const errors = loaded.diagnostics.filter((d) => d.level === "error").length;
+  if (errors > 0) {
+    const what = errors === 1 ? "an error" : `${errors} errors`;
+    throw new Stop(EXIT.usage, `command hooks: ${what} in the hook settings; not running without the configured hooks`);
+  }
+  return { ...rest, handlers: [...(rest.handlers ?? []), ...loaded.handlers] };
 }
 
 /** `-p`, else all of stdin (one final newline dropped). */

@@ -22,6 +22,8 @@ export interface ResolveSettingsInput {
   readonly model?: string;
   /** `--data-dir`. */
   readonly dataDir?: string;
+  /** `--settings FILE|JSON`: command hooks read after gatehouse.json's (a relative file is found from `cwd`). */
+  readonly settings?: string;
 }
 
 export interface ResolvedSettings {
@@ -44,7 +46,7 @@ export interface ResolvedSettings {
   readonly runtime: NonNullable<GatehouseOptions["config"]>;
   /**
    * `createGatehouse`'s `commandHooks`: Claude Code hooks from the settings files (user, project,
-   * local), gatehouse.json's `hooks`, and Code Puppy's when `commandHooks.codePuppy` says so.
+   * local), gatehouse.json's `hooks`, `--settings`, and Code Puppy's when `commandHooks.codePuppy` says so.
    */
   readonly commandHooks: NonNullable<GatehouseOptions["commandHooks"]>;
 }
@@ -91,19 +93,20 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
       ...(config.compaction === undefined ? {} : { compaction: config.compaction }),
       ...(config.hookTimeouts === undefined ? {} : { hooks: config.hookTimeouts }),
     },
-    commandHooks: commandHooks(config, input.file, env),
+    commandHooks: commandHooks(config, input, env),
   };
 }
 
 function commandHooks(
   config: GatehouseConfig,
-  file: string | undefined,
+  { file, settings, cwd }: ResolveSettingsInput,
   env: Env,
 ): NonNullable<GatehouseOptions["commandHooks"]> {
   const options = config.commandHooks ?? {};
   return {
     load: {
       ...(file !== undefined && config.hooks !== undefined ? { configHooks: { file, hooks: config.hooks } } : {}),
+      ...(settings === undefined ? {} : { cliSettings: settings, cwd }),
       ...(options.codePuppy === undefined ? {} : { codePuppy: options.codePuppy }),
       ...(options.dialects === undefined ? {} : { dialects: options.dialects }),
       ...(options.onFailure === undefined ? {} : { onFailure: options.onFailure }),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Message } from "../core/message.js";
+import { type Message, PartSchema, RoleSchema } from "../core/message.js";
 
 /**
  * The hook catalog: every hook Gatehouse fires, declared once. Types (`api.on`), result
@@ -77,6 +77,15 @@ const collect = { rule: "collect" } as const;
 
 const messages = () => z.custom<readonly Message[]>().meta({ type: "Message[]" });
 const message = () => z.custom<Message>().meta({ type: "Message" });
+// What a handler returns is checked: the runtime stores its role, parts and metadata, so a message
+// of another shape is an invalid result (discarded, or a block where the hook fails closed).
+const ReturnedMessageSchema = z.looseObject({
+  role: RoleSchema,
+  parts: z.array(PartSchema),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+const returnedMessage = () =>
+  z.custom<Message>((value) => ReturnedMessageSchema.safeParse(value).success).meta({ type: "Message" });
 const anyValue = () => z.custom<unknown>().meta({ type: "unknown" });
 const text = z.string();
 
@@ -348,7 +357,7 @@ export const HOOKS = {
     access: NONE,
     fires: "synchronously, before a tool result message is written",
     event: z.object({ message: message() }),
-    result: z.object({ message: message().optional() }).strict(),
+    result: z.object({ message: returnedMessage().optional() }).strict(),
     rules: { message: chain },
   }),
   before_message_write: defineHook({
@@ -358,7 +367,7 @@ export const HOOKS = {
     access: NONE,
     fires: "synchronously, before any message is written to the store",
     event: z.object({ message: message() }),
-    result: z.object({ message: message().optional(), block: z.boolean().optional() }).strict(),
+    result: z.object({ message: returnedMessage().optional(), block: z.boolean().optional() }).strict(),
     rules: { message: chain, block: latch },
   }),
   before_compaction: defineHook({

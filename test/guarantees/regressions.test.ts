@@ -6,6 +6,7 @@ import { describe, test } from "node:test";
 import { captureLogger } from "../../harness/capture.js";
 import { filesUnder } from "../../harness/sinks.js";
 import { echoTool, harnessModel } from "../../harness/world.js";
+import { HOOKS } from "../../src/hooks/index.js";
 import { definePlugin } from "../../src/plugins/index.js";
 import { createGatehouse } from "../../src/runtime/gatehouse.js";
 import { openStore } from "../../src/store/index.js";
@@ -52,5 +53,44 @@ describe("found by R1", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("found by R2", () => {
+  for (const hook of ["tool_result_persist", "before_message_write"] as const) {
+    test(`a malformed message from ${hook} (fail open) is discarded, not stored: the run goes on`, async () => {
+      const { logger, lines } = captureLogger();
+      const store = await openStore({ kind: "memory" });
+      const gatehouse = createGatehouse({
+        model: harnessModel({
+          runs: [{ turns: [{ toolCalls: [{ name: "Echo", input: { text: "x" } }] }, { text: "done" }] }],
+        }),
+        store,
+        tools: [echoTool],
+        logger,
+        plugins: [
+          definePlugin({ id: "bad", setup: (api) => api.on(hook, () => ({ message: { nested: "x" } }) as never) }),
+        ],
+      });
+      const result = await gatehouse.run({ prompt: "go" });
+      assert.equal(result.outcome, "completed", result.error);
+      assert.equal(result.reply, "done");
+      const stored = await store.runMessages(result.runId);
+      assert.deepEqual(
+        stored.map((m) => m.role),
+        ["user", "assistant", "tool", "assistant"],
+      );
+      assert.ok(lines.some((l) => l.includes(`hook ${hook}: handler bad returned an invalid result`)));
+    });
+  }
+
+  test("the message a sync hook returns is checked against the message shape", () => {
+    const schema = HOOKS.tool_result_persist.result;
+    assert.equal(schema.safeParse({ message: { nested: "x" } }).success, false);
+    assert.equal(schema.safeParse({ message: { role: "tool", parts: [{ type: "text", text: 1 }] } }).success, false);
+    assert.equal(
+      schema.safeParse({ message: { role: "tool", parts: [{ type: "text", text: "ok" }], metadata: {} } }).success,
+      true,
+    );
   });
 });

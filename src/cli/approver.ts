@@ -1,0 +1,90 @@
+import { createInterface } from "node:readline";
+import type { ApprovalDecision, ApprovalRequest, Approver } from "../runtime/types.js";
+import { type OutStream, oneLine } from "./output.js";
+
+/** Where the terminal approver asks (stderr) and reads the answer (stdin). */
+export interface TerminalApproverIO {
+  readonly input: NodeJS.ReadableStream & { readonly isTTY?: boolean; readonly readableEnded?: boolean };
+  readonly output: OutStream;
+}
+
+const ANSWERS: Record<string, ApprovalDecision> = {
+  y: "allow-once",
+  yes: "allow-once",
+  a: "allow-always",
+  always: "allow-always",
+  n: "deny",
+  no: "deny",
+};
+
+/** How much of a tool's input is shown above the question. */
+const MAX_INPUT_CHARS = 500;
+
+/**
+ * `gatehouse run`'s approver (issue 5): on a terminal (stdin and stderr both TTYs) it asks
+ * `Allow <tool>? <title> [y]es once / [a]lways / [n]o:` on stderr and reads the answer from
+ * stdin; anything else it asks again, end of input denies. Without a terminal it denies
+ * without asking: nobody is there to answer. An aborted signal (the runtime's approval
+ * timeout, or the run cancelled) denies and stops reading. Questions from parallel tool
+ * calls are asked one at a time.
+ */
+export function createTerminalApprover(io: TerminalApproverIO): Approver {
+  let queue: Promise<unknown> = Promise.resolve();
+  return (request, signal) => {
+    const next = queue.then(() => (interactive(io) ? ask(io, request, signal) : ("deny" as const)));
+    queue = next.catch(() => {});
+    return next;
+  };
+}
+
+/** stdin already read to its end (the prompt came from it) cannot answer either. */
+function interactive(io: TerminalApproverIO): boolean {
+  return io.input.isTTY === true && io.output.isTTY === true && io.input.readableEnded !== true;
+}
+
+function ask(io: TerminalApproverIO, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+  if (signal.aborted) return Promise.resolve("deny");
+  const tool = oneLine(request.toolName);
+  const title = oneLine(request.title);
+  // A hook's default title is already the question: not "Allow Bash? Allow Bash?".
+  const question = `Allow ${tool}? ${title === `Allow ${tool}?` ? "" : `${title} `}[y]es once / [a]lways / [n]o: `;
+  const details = [request.description, inputSummary(request.params)]
+    .filter((line): line is string => line !== undefined && oneLine(line) !== "")
+    .map((line) => `  ${oneLine(line)}\n`)
+    .join("");
+
+  return new Promise((resolve) => {
+    // terminal: false leaves the TTY in cooked mode: the terminal echoes and edits the line,
+    // and Ctrl-C still reaches the process as SIGINT (which cancels the run).
+    const rl = createInterface({ input: io.input, terminal: false });
+    let settled = false;
+    const finish = (decision: ApprovalDecision, note?: string) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener("abort", onAbort);
+      rl.close();
+      if (note !== undefined) io.output.write(note);
+      resolve(decision);
+    };
+    const onAbort = () => finish("deny", "\n(no answer: denied)\n");
+    rl.on("line", (line) => {
+      const decision = ANSWERS[line.trim().toLowerCase()];
+      if (decision !== undefined) finish(decision);
+      else io.output.write(question);
+    });
+    rl.on("close", () => finish("deny", "\n"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    io.output.write(`${details}${question}`);
+  });
+}
+
+function inputSummary(params: unknown): string | undefined {
+  if (params === undefined) return undefined;
+  let text: string;
+  try {
+    text = JSON.stringify(params) ?? "";
+  } catch {
+    return undefined;
+  }
+  return text.length > MAX_INPUT_CHARS ? `${text.slice(0, MAX_INPUT_CHARS)}…` : text;
+}

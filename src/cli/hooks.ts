@@ -1,0 +1,514 @@
+// `gatehouse hooks list | check | test`. main.ts loads this module at start-up to register the
+// commands, so its own imports stay light (commander's types, node builtins, the exit codes):
+// config, command hooks and output helpers are imported when a command runs.
+import { homedir } from "node:os";
+import { isAbsolute, relative, resolve } from "node:path";
+import type { Command } from "commander";
+import type {
+  CommandHookEvent,
+  ConfiguredHandler,
+  Diagnostic,
+  EventInputs,
+  HandlerOutcome,
+  LoadedCommandHooks,
+  MergedVerdict,
+} from "../command-hooks/index.js";
+import { EXIT, type ExitCode } from "./exit.js";
+import type { CliLogger } from "./output.js";
+import type { CliIO } from "./run.js";
+
+/** Flags every `hooks` command takes: the same sources as `gatehouse run`. */
+export interface HooksSourceFlags {
+  readonly config?: string;
+  readonly settings?: string;
+}
+
+export interface HooksListFlags extends HooksSourceFlags {
+  readonly json?: boolean;
+}
+
+export interface HooksTestFlags extends HooksSourceFlags {
+  readonly input?: string;
+  readonly tool?: string;
+  readonly json?: boolean;
+}
+
+const SETTINGS_HELP =
+  "command hooks settings: a file, or inline JSON starting with {; read after gatehouse.json's hooks";
+const CONFIG_HELP = "config file (default: ./gatehouse.json, if present)";
+
+const SOURCES_HELP = `
+Hook sources, in order: ~/.claude/settings.json, .claude/settings.json,
+.claude/settings.local.json, gatehouse.json "hooks", --settings, and
+~/.code_puppy/hooks.json when gatehouse.json sets commandHooks.codePuppy.`;
+
+const LIST_EXIT_HELP = `
+Exit status:
+  0  listed (problems in the hook settings are printed on stderr; see gatehouse hooks check)
+  2  bad input or configuration: a bad flag or gatehouse.json`;
+
+const CHECK_EXIT_HELP = `
+Exit status:
+  0  no errors (warnings are printed)
+  2  an error in the hook settings, a bad flag or gatehouse.json`;
+
+const TEST_EXIT_HELP = `
+The payload is what the runtime sends for EVENT (session_id "hooks-test", an empty transcript,
+cwd the project folder; tool events default to tool_name "Bash" and tool_input {}), with the
+--input object's fields over it; --tool sets tool_name. The matching handlers run as in a run,
+in parallel, and each one's verdict is printed, then the merged verdict.
+
+Exit status:
+  0  the handlers ran (whatever they decided)
+  2  bad input or configuration: an unknown event, --input that is not a JSON object,
+     --tool on an event without tools, a bad flag or gatehouse.json`;
+
+/** Adds `gatehouse hooks` and its subcommands to the program. */
+export function registerHooksCommand(program: Command): void {
+  const hooks = program
+    .command("hooks")
+    .summary("list, check and try the command hooks")
+    .description("List, check and try the Claude Code command hooks that `gatehouse run` would use.")
+    .addHelpText("after", SOURCES_HELP);
+
+  hooks
+    .command("list")
+    .summary("every configured handler by event, with its source and dialect")
+    .description("Every configured command hook handler by event, with its source and dialect.")
+    .option("--config <file>", CONFIG_HELP)
+    .option("--settings <file|json>", SETTINGS_HELP)
+    .option("--json", "print a JSON array instead of a table")
+    .addHelpText("after", `${SOURCES_HELP}\n${LIST_EXIT_HELP}`)
+    .action(async (flags: HooksListFlags) => {
+      process.exitCode = await hooksList(flags, processIO());
+    });
+
+  hooks
+    .command("check")
+    .summary("validate the hook settings")
+    .description("Validate the command hook settings: each problem on a line, then a summary.")
+    .option("--config <file>", CONFIG_HELP)
+    .option("--settings <file|json>", SETTINGS_HELP)
+    .addHelpText("after", `${SOURCES_HELP}\n${CHECK_EXIT_HELP}`)
+    .action(async (flags: HooksSourceFlags) => {
+      process.exitCode = await hooksCheck(flags, processIO());
+    });
+
+  hooks
+    .command("test")
+    .summary("run the handlers matching EVENT on a payload and print their verdicts")
+    .description(
+      "Run the handlers that match EVENT on a payload and print each one's verdict, reason, duration and exit code.",
+    )
+    .argument("<event>", "PreToolUse, PostToolUse, UserPromptSubmit, Stop, … (as in settings.json)")
+    .option("--input <file|->", "a JSON object merged over the default payload; - reads stdin")
+    .option("--tool <name>", "tool_name for tool events (PreToolUse, PermissionRequest, PostToolUse…)")
+    .option("--config <file>", CONFIG_HELP)
+    .option("--settings <file|json>", SETTINGS_HELP)
+    .option("--json", "print { event, payload, merged, handlers } as JSON")
+    .addHelpText("after", TEST_EXIT_HELP)
+    .action(async (event: string, flags: HooksTestFlags) => {
+      const controller = new AbortController();
+      // Ctrl-C stops the handlers (their process groups are killed) instead of orphaning them.
+      const onSigint = () => controller.abort();
+      process.on("SIGINT", onSigint);
+      try {
+        process.exitCode = await hooksTest(event, flags, { ...processIO(), signal: controller.signal });
+      } finally {
+        process.off("SIGINT", onSigint);
+      }
+    });
+}
+
+function processIO(): CliIO {
+  return { cwd: process.cwd(), env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+}
+
+/** A problem that ends the command with an exit status, reported on stderr. */
+class Stop extends Error {
+  constructor(
+    readonly code: ExitCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function lib() {
+  const [config, hooks, json, output] = await Promise.all([
+    import("../config/index.js"),
+    import("../command-hooks/index.js"),
+    import("../core/json.js"),
+    import("./output.js"),
+  ]);
+  return { ...config, ...hooks, parseJsonText: json.parseJsonText, ...output };
+}
+type Lib = Awaited<ReturnType<typeof lib>>;
+
+/** Runs a command body, turning a `Stop` into its message on stderr and its exit status. */
+async function guarded(io: CliIO, body: (L: Lib, log: CliLogger) => Promise<ExitCode>): Promise<ExitCode> {
+  const L = await lib();
+  const log = L.createCliLogger(io.stderr, io.env);
+  try {
+    return await body(L, log);
+  } catch (error) {
+    if (!(error instanceof Stop)) throw error;
+    for (const line of error.message.split("\n")) log.error(line);
+    return error.code;
+  }
+}
+
+/** Where a diagnostic's file is shown: relative when inside the project, else as it is. */
+export function projectRelative(cwd: string, file: string): string {
+  if (!isAbsolute(file)) return file;
+  const rel = relative(cwd, file);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file;
+}
+
+interface Loaded extends LoadedCommandHooks {
+  readonly projectDir: string;
+  readonly passEnv?: readonly string[];
+}
+
+/** The same sources, in the same order, as `gatehouse run` reads. */
+async function loadHooks(L: Lib, flags: HooksSourceFlags, io: CliIO): Promise<Loaded> {
+  let settings: ReturnType<Lib["resolveSettings"]>;
+  try {
+    const { config, file } = await L.loadConfig({
+      cwd: io.cwd,
+      ...(flags.config === undefined ? {} : { file: flags.config }),
+      env: io.env,
+    });
+    settings = L.resolveSettings({
+      config,
+      ...(file === undefined ? {} : { file }),
+      cwd: io.cwd,
+      env: io.env,
+      ...(flags.settings === undefined ? {} : { settings: flags.settings }),
+    });
+  } catch (error) {
+    if (error instanceof L.ConfigError) throw new Stop(EXIT.usage, error.message);
+    throw error;
+  }
+  const { load = {}, passEnv } = settings.commandHooks;
+  const loaded = L.loadCommandHookSources({ ...load, homeDir: load.homeDir ?? homedir(), projectDir: io.cwd });
+  return { ...loaded, projectDir: io.cwd, ...(passEnv === undefined ? {} : { passEnv }) };
+}
+
+function formatted(L: Lib, cwd: string, d: Diagnostic): string {
+  return L.formatDiagnostic({ ...d, file: projectRelative(cwd, d.file) });
+}
+
+/** Diagnostics on stderr, as `gatehouse run` prints them. */
+function logDiagnostics(L: Lib, log: CliLogger, cwd: string, loaded: LoadedCommandHooks): void {
+  for (const d of loaded.diagnostics) (d.level === "error" ? log.error : log.warn)(formatted(L, cwd, d));
+  if (loaded.disabled) log.warn("disableAllHooks is set: no command hook runs");
+}
+
+// ---- list -----------------------------------------------------------------------------------
+
+/** `gatehouse hooks list`. */
+export function hooksList(flags: HooksListFlags, io: CliIO): Promise<ExitCode> {
+  return guarded(io, async (L, log) => {
+    const loaded = await loadHooks(L, flags, io);
+    logDiagnostics(L, log, io.cwd, loaded);
+    const order = (h: ConfiguredHandler) => L.COMMAND_HOOK_EVENTS.indexOf(h.event);
+    // By event (in the events' order), then in source order: the order they run and merge in.
+    const handlers = loaded.handlers
+      .map((h, i) => ({ h, i }))
+      .sort((a, b) => order(a.h) - order(b.h) || a.i - b.i)
+      .map(({ h }) => h);
+    if (flags.json) {
+      await L.writeOut(io.stdout, `${JSON.stringify(handlers.map((h) => describeHandler(io.cwd, h)))}\n`);
+      return EXIT.ok;
+    }
+    if (handlers.length === 0) {
+      await L.writeOut(io.stdout, "no command hooks configured\n");
+      return EXIT.ok;
+    }
+    const rows = handlers.map((h) => [
+      h.event,
+      matcherText(L, h),
+      h.source,
+      h.dialect,
+      h.definition.type,
+      L.oneLine(commandText(h)),
+      seconds(h.timeoutMs),
+    ]);
+    await L.writeOut(
+      io.stdout,
+      table([["EVENT", "MATCHER", "SOURCE", "DIALECT", "TYPE", "COMMAND/URL", "TIMEOUT"], ...rows]),
+    );
+    return EXIT.ok;
+  });
+}
+
+/** A handler as `list --json` and `test --json` show it. */
+function describeHandler(cwd: string, h: ConfiguredHandler) {
+  const def = h.definition;
+  return {
+    event: h.event,
+    matcher: h.matcher ?? null,
+    source: h.source,
+    file: projectRelative(cwd, h.file),
+    path: h.path,
+    dialect: h.dialect,
+    type: def.type,
+    command: def.type === "command" ? def.command : null,
+    ...(def.type === "command" && def.args !== undefined ? { args: def.args } : {}),
+    url: def.type === "http" ? def.url : null,
+    timeoutMs: h.timeoutMs,
+    onFailure: h.onFailure,
+    ...(def.if === undefined ? {} : { if: def.if }),
+  };
+}
+
+function matcherText(L: Lib, h: ConfiguredHandler): string {
+  if (L.EVENT_SPECS[h.event].matcherField === null) return "-";
+  return h.matcher === undefined || h.matcher === "" ? "*" : L.oneLine(h.matcher);
+}
+
+function commandText(h: ConfiguredHandler): string {
+  const def = h.definition;
+  if (def.type === "http") return def.url;
+  return def.args === undefined ? def.command : [def.command, ...def.args].join(" ");
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))}s`;
+}
+
+/** Left-aligned columns two spaces apart; the last column is not padded. */
+function table(rows: readonly (readonly string[])[]): string {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, cell.length);
+    });
+  }
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+        .join("  ")
+        .trimEnd(),
+    )
+    .map((line) => `${line}\n`)
+    .join("");
+}
+
+// ---- check ----------------------------------------------------------------------------------
+
+/** `gatehouse hooks check`: every diagnostic, a summary; exit 2 on any error. */
+export function hooksCheck(flags: HooksSourceFlags, io: CliIO): Promise<ExitCode> {
+  return guarded(io, async (L) => {
+    const loaded = await loadHooks(L, flags, io);
+    const errors = loaded.diagnostics.filter((d) => d.level === "error").length;
+    const warnings = loaded.diagnostics.length - errors;
+    const lines = loaded.diagnostics.map((d) => formatted(L, io.cwd, d));
+    const counts =
+      loaded.diagnostics.length === 0 ? "no problems" : `${plural(errors, "error")}, ${plural(warnings, "warning")}`;
+    const disabled = loaded.disabled ? " (all disabled by disableAllHooks)" : "";
+    lines.push(`${counts}; ${plural(loaded.handlers.length, "handler")}${disabled}`);
+    await L.writeOut(io.stdout, lines.map((l) => `${L.oneLine(l)}\n`).join(""));
+    return errors > 0 ? EXIT.usage : EXIT.ok;
+  });
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+// ---- test -----------------------------------------------------------------------------------
+
+const TEST_SESSION = "hooks-test";
+
+/** What an event's payload holds when --input says nothing. */
+function defaultInputs(event: CommandHookEvent, toolName: string): EventInputs[CommandHookEvent] {
+  const call = { toolName, toolInput: {}, toolUseId: "toolu_hooks_test" };
+  const stop = { stopHookActive: false, lastAssistantMessage: "", loopCount: 0 };
+  const agent = { agentId: "hooks-test-agent", agentType: "general-purpose" };
+  const inputs: { [E in CommandHookEvent]: EventInputs[E] } = {
+    SessionStart: { source: "startup" },
+    SessionEnd: { reason: "other" },
+    UserPromptSubmit: { prompt: "" },
+    PreToolUse: call,
+    PermissionRequest: { toolName, toolInput: {} },
+    PostToolUse: { ...call, toolResponse: "" },
+    PostToolUseFailure: { ...call, error: "the tool failed" },
+    Stop: stop,
+    SubagentStop: { ...stop, ...agent },
+    SubagentStart: agent,
+    PreCompact: { trigger: "manual" },
+    PostCompact: { trigger: "manual", compactSummary: "" },
+    Notification: { message: "hooks test", notificationType: "permission_prompt" },
+  };
+  return inputs[event];
+}
+
+/** `gatehouse hooks test EVENT`. */
+export function hooksTest(eventName: string, flags: HooksTestFlags, io: CliIO): Promise<ExitCode> {
+  return guarded(io, async (L, log) => {
+    if (!L.isCommandHookEvent(eventName)) {
+      throw new Stop(
+        EXIT.usage,
+        `unknown event "${L.oneLine(eventName)}"; expected one of ${L.COMMAND_HOOK_EVENTS.join(", ")}`,
+      );
+    }
+    const event = eventName;
+    const field = L.EVENT_SPECS[event].matcherField;
+    if (flags.tool !== undefined && field !== "tool_name")
+      throw new Stop(EXIT.usage, `--tool: ${event} is not a tool event`);
+    if (flags.tool !== undefined && flags.tool.trim() === "") throw new Stop(EXIT.usage, "--tool: empty tool name");
+    const input = flags.input === undefined ? {} : await readInput(L, flags.input, io);
+    if (input.hook_event_name !== undefined && input.hook_event_name !== event)
+      throw new Stop(
+        EXIT.usage,
+        `--input: hook_event_name is ${JSON.stringify(input.hook_event_name)}, not "${event}"`,
+      );
+    if (field !== null && input[field] !== undefined && typeof input[field] !== "string")
+      throw new Stop(EXIT.usage, `--input: ${field} must be a string`);
+
+    const loaded = await loadHooks(L, flags, io);
+    logDiagnostics(L, log, io.cwd, loaded);
+
+    const { mkdtemp, rm, writeFile } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const dir = await mkdtemp(resolve(tmpdir(), "gatehouse-hooks-test-"));
+    try {
+      const transcriptPath = resolve(dir, "transcript.jsonl");
+      await writeFile(transcriptPath, "");
+      const toolName = flags.tool ?? (typeof input.tool_name === "string" ? input.tool_name : "Bash");
+      const base = L.buildPayload(
+        event,
+        { sessionId: TEST_SESSION, transcriptPath, cwd: loaded.projectDir, runId: TEST_SESSION, depth: 0 },
+        defaultInputs(event, toolName),
+      );
+      const payload = { ...base, ...input, ...(flags.tool === undefined ? {} : { tool_name: flags.tool }) };
+      const merged = await L.runCommandHooks(event, undefined, payload, loaded.handlers, {
+        projectDir: loaded.projectDir,
+        sessionId: TEST_SESSION,
+        env: io.env,
+        ...(loaded.passEnv === undefined ? {} : { passEnv: loaded.passEnv }),
+        ...(io.signal === undefined ? {} : { signal: io.signal }),
+      });
+      if (flags.json) {
+        const report = {
+          event,
+          payload,
+          merged: mergedJson(merged),
+          handlers: merged.runs.map((r) => ({ ...describeHandler(io.cwd, r.handler), ...outcomeJson(r.outcome) })),
+        };
+        await L.writeOut(io.stdout, `${JSON.stringify(report)}\n`);
+      } else {
+        await L.writeOut(io.stdout, testReport(L, event, payload, merged));
+      }
+      return EXIT.ok;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+}
+
+/** `--input FILE|-`: a JSON object. */
+async function readInput(L: Lib, from: string, io: CliIO): Promise<Record<string, unknown>> {
+  let text: string;
+  const label = from === "-" ? "--input (stdin)" : `--input ${from}`;
+  if (from === "-") {
+    const { text: readAll } = await import("node:stream/consumers");
+    text = await readAll(io.stdin);
+  } else {
+    const { readFile } = await import("node:fs/promises");
+    try {
+      text = await readFile(resolve(io.cwd, from), "utf8");
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new Stop(EXIT.usage, `${label}: ${code === "ENOENT" ? "no such file" : `cannot be read (${code})`}`);
+    }
+  }
+  const parsed = L.parseJsonText(text);
+  if (!parsed.ok) {
+    const { line, column, message } = parsed.error;
+    throw new Stop(EXIT.usage, `${label}:${line}:${column}: invalid JSON: ${message}`);
+  }
+  const value = parsed.value;
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new Stop(EXIT.usage, `${label}: expected a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+function exitText(o: HandlerOutcome): string {
+  if (o.aborted) return "aborted";
+  if (o.timedOut) return "timeout";
+  if (o.httpStatus !== undefined) return `HTTP ${o.httpStatus}`;
+  if (o.exitCode !== null) return `exit ${o.exitCode}`;
+  if (o.signal !== null) return o.signal;
+  return "not run";
+}
+
+/** One handler's result: how it ended and its verdict (reasons are the user-safe ones). */
+function outcomeJson(o: HandlerOutcome) {
+  const { decision, reason, error, errorDetail, ...rest } = o.verdict;
+  return {
+    exitCode: o.exitCode,
+    signal: o.signal,
+    timedOut: o.timedOut,
+    ...(o.httpStatus === undefined ? {} : { httpStatus: o.httpStatus }),
+    durationMs: Math.round(o.durationMs),
+    decision: decision ?? null,
+    reason: reason ?? null,
+    ...rest,
+    error: error ?? null,
+    ...(errorDetail === undefined ? {} : { errorDetail }),
+  };
+}
+
+function mergedJson(m: MergedVerdict) {
+  const { runs: _runs, decidedBy, decision, reason, ...rest } = m;
+  return {
+    decision: decision ?? null,
+    reason: reason ?? null,
+    ...rest,
+    decidedBy: decidedBy === undefined ? null : decidedBy.id,
+  };
+}
+
+function testReport(L: Lib, event: CommandHookEvent, payload: Record<string, unknown>, m: MergedVerdict): string {
+  const field = L.EVENT_SPECS[event].matcherField;
+  const value = field === null ? undefined : payload[field];
+  const what = typeof value === "string" ? `${event} (${field} ${JSON.stringify(value)})` : event;
+  const out: string[] = [];
+  if (m.runs.length === 0) out.push(`no handler matches ${what}\n`);
+  else {
+    out.push(`${what}: ${plural(m.runs.length, "handler")}\n`);
+    const rows = m.runs.map(({ handler, outcome }) => {
+      const v = outcome.verdict;
+      const error = v.error === undefined ? "" : `${v.error}${v.errorDetail ? `: ${v.errorDetail}` : ""}`;
+      return [
+        handler.source,
+        L.oneLine(commandText(handler)),
+        exitText(outcome),
+        `${Math.round(outcome.durationMs)} ms`,
+        v.decision ?? "-",
+        L.oneLine(v.reason ?? ""),
+        L.oneLine(error),
+      ];
+    });
+    out.push(table([["SOURCE", "COMMAND/URL", "EXIT", "TIME", "DECISION", "REASON", "ERROR"], ...rows]));
+  }
+  out.push(`merged: ${m.decision ?? "no decision"}${m.reason === undefined ? "" : `: ${L.oneLine(m.reason)}`}\n`);
+  const extra: [string, unknown][] = [
+    ["additionalContext", m.additionalContext],
+    ["updatedInput", m.updatedInput],
+    ["updatedToolOutput", m.updatedToolOutput],
+    ["continue", m.continue],
+    ["stopReason", m.stopReason],
+    ["systemMessage", m.systemMessage],
+    ["feedback", m.feedback],
+  ];
+  for (const [key, value] of extra) {
+    if (value === undefined) continue;
+    out.push(`  ${key}: ${L.oneLine(typeof value === "string" ? value : JSON.stringify(value))}\n`);
+  }
+  return out.join("");
+}
