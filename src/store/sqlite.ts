@@ -413,7 +413,7 @@ const CHECKPOINT_RETRY_MS = 250;
 /** Most writes one grouped transaction carries (it holds the database's write lock while they run). */
 const MAX_GROUP = 256;
 
-interface PendingWrite {
+interface PendingOp {
   readonly fn: (tx: StoreTx) => Promise<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
@@ -434,8 +434,11 @@ class SqliteBackend implements StoreBackend {
     Database.Statement
   >;
   /** Writes waiting for their turn in the queue, and whether a turn (`runWrites`) is queued for them. */
-  private readonly pending: PendingWrite[] = [];
+  private readonly pending: PendingOp[] = [];
   private writesScheduled = false;
+  /** The same for reads (`runReads`). */
+  private readonly pendingReads: PendingOp[] = [];
+  private readsScheduled = false;
   private readonly queue = new SerialQueue();
   private readonly locks: SqliteRunLocks;
   private checkpointOwed = false;
@@ -474,8 +477,15 @@ class SqliteBackend implements StoreBackend {
     this.defaultTranscriptDir = join(dir, "transcripts");
   }
 
+  /**
+   * Reads that queue up together share one read transaction: one snapshot, taken after every write that
+   * had completed when any of them was asked for. A read alone runs in a transaction of its own, as before.
+   */
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
-    return this.queue.run(() => this.transaction(this.control.begin, fn));
+    return new Promise<T>((resolve, reject) => {
+      this.pendingReads.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      this.scheduleReads();
+    });
   }
 
   /**
@@ -535,10 +545,58 @@ class SqliteBackend implements StoreBackend {
     if (this.pending.length > 0) this.scheduleWrites();
   }
 
-  private async writeGroup(group: readonly PendingWrite[]): Promise<void> {
-    const done: [PendingWrite, unknown][] = [];
+  private scheduleReads(): void {
+    if (this.readsScheduled) return;
+    this.readsScheduled = true;
+    void this.queue.run(() => this.runReads());
+  }
+
+  /** As `runWrites`, for reads; never rejects. */
+  private async runReads(): Promise<void> {
+    this.readsScheduled = false;
+    do await this.readGroup(this.pendingReads.splice(0, MAX_GROUP));
+    while (this.closing && this.pendingReads.length > 0);
+    if (this.pendingReads.length > 0) this.scheduleReads();
+  }
+
+  private async readGroup(group: readonly PendingOp[]): Promise<void> {
     if (group.length === 1) {
-      const only = group[0] as PendingWrite;
+      const only = group[0] as PendingOp;
+      await this.transaction(this.control.begin, only.fn).then(only.resolve, only.reject);
+      return;
+    }
+    const done: [PendingOp, unknown][] = [];
+    let next = 0;
+    try {
+      this.control.begin.run();
+      for (; next < group.length; next++) {
+        const read = group[next] as PendingOp;
+        try {
+          done.push([read, await read.fn(this.tx)]);
+        } catch (error) {
+          read.reject(error);
+          // If SQLite ended the transaction, the reads after this one get a new one.
+          if (!this.db.inTransaction) this.control.begin.run();
+        }
+      }
+      this.control.commit.run();
+    } catch (error) {
+      try {
+        if (this.db.inTransaction) this.db.exec("ROLLBACK");
+      } catch {
+        // The next transaction reports what is wrong with the connection.
+      }
+      for (const [read] of done) read.reject(error);
+      for (const read of group.slice(next)) read.reject(error);
+      return;
+    }
+    for (const [read, value] of done) read.resolve(value);
+  }
+
+  private async writeGroup(group: readonly PendingOp[]): Promise<void> {
+    const done: [PendingOp, unknown][] = [];
+    if (group.length === 1) {
+      const only = group[0] as PendingOp;
       try {
         done.push([only, await this.transaction(this.control.beginImmediate, only.fn)]);
       } catch (error) {
@@ -550,7 +608,7 @@ class SqliteBackend implements StoreBackend {
       try {
         this.control.beginImmediate.run();
         for (; next < group.length; next++) {
-          const write = group[next] as PendingWrite;
+          const write = group[next] as PendingOp;
           this.control.savepoint.run();
           let value: unknown;
           try {
@@ -574,7 +632,7 @@ class SqliteBackend implements StoreBackend {
           // The next transaction reports what is wrong with the connection.
         }
         for (const [write] of done) write.reject(error);
-        (group[next] as PendingWrite | undefined)?.reject(error);
+        (group[next] as PendingOp | undefined)?.reject(error);
         // Writes that never ran go back to the head of the line.
         this.pending.unshift(...group.slice(next + 1));
         return;

@@ -1,6 +1,7 @@
-// SQLite commits writes that queue up together in one transaction (a savepoint each). These check
-// that a group behaves as the same writes one after another would: each settles with its own
-// outcome, a failing one leaves nothing behind, and the others persist.
+// SQLite commits writes that queue up together in one transaction (a savepoint each), and runs reads
+// that queue up together in one read transaction. These check that a group behaves as the same
+// operations one after another would: each settles with its own outcome, a failing write leaves
+// nothing behind, and the others persist.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import type { StoreTx } from "../../src/store/backend.js";
@@ -21,16 +22,18 @@ async function withSqlite(fn: (store: SessionStore, path: string) => Promise<voi
   }
 }
 
-/** The backend's raw write, to run a write that changes rows and then throws. */
-function backendWrite(store: SessionStore): <T>(fn: (tx: StoreTx) => Promise<T>) => Promise<T> {
-  const backend = (store as unknown as { backend: { write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> } }).backend;
-  return (fn) => backend.write(fn);
+type Raw = <T>(fn: (tx: StoreTx) => Promise<T>) => Promise<T>;
+
+/** The backend's raw write and read, to run operations that fail part-way. */
+function backend(store: SessionStore): { write: Raw; read: Raw } {
+  const b = (store as unknown as { backend: { write: Raw; read: Raw } }).backend;
+  return { write: (fn) => b.write(fn), read: (fn) => b.read(fn) };
 }
 
 test("writes issued together each settle with their own outcome, and only the successful ones persist", () =>
   withSqlite(async (store) => {
     const sessions = await Promise.all(Array.from({ length: 20 }, () => store.createSession()));
-    const write = backendWrite(store);
+    const { write } = backend(store);
     const outcomes = await Promise.allSettled([
       ...sessions.map((s, i) => store.startRun({ sessionId: s.id, trigger: "api", id: `run-${i}` })),
       store.startRun({ sessionId: "no-such-session", trigger: "api" }),
@@ -91,4 +94,43 @@ test("writes still waiting when the store closes are finished first", () =>
     } finally {
       await reopened.close();
     }
+  }));
+
+test("reads issued together each get their own result; a failing one does not affect the others", () =>
+  withSqlite(async (store) => {
+    const sessions = await Promise.all(Array.from({ length: 10 }, () => store.createSession()));
+    const { read } = backend(store);
+    const outcomes = await Promise.allSettled([
+      ...sessions.map((s) => store.getSession(s.id)),
+      read(async () => {
+        throw new Error("read failed");
+      }),
+      store.getSession("no-such-session"),
+      ...sessions.map((s) => store.listRuns(s.id)),
+    ]);
+    assert.deepEqual(
+      outcomes.slice(0, 10).map((o) => (o as PromiseFulfilledResult<{ id: string }>).value.id),
+      sessions.map((s) => s.id),
+    );
+    assert.equal(((outcomes[10] as PromiseRejectedResult).reason as Error).message, "read failed");
+    assert.deepEqual(outcomes[11], { status: "fulfilled", value: undefined });
+    for (const o of outcomes.slice(12)) assert.deepEqual(o, { status: "fulfilled", value: [] });
+  }));
+
+test("a read asked for after a write completed sees it, and reads waiting at close still run", () =>
+  withSqlite(async (store) => {
+    const session = await store.createSession();
+    const run = await store.startRun({ sessionId: session.id, trigger: "api" });
+    const seen = await Promise.all(
+      Array.from({ length: 600 }, async (_, i) => {
+        await store.appendMessage({ sessionId: session.id, runId: run.id, role: "user", parts: [text(`m${i}`)] });
+        const messages = await store.runMessages(run.id);
+        return messages.some((m) => m.parts[0]?.type === "text" && m.parts[0].text === `m${i}`);
+      }),
+    );
+    assert.ok(seen.every(Boolean));
+    // More than one group's worth, all asked for before close().
+    const pending = Array.from({ length: 600 }, () => store.getSession(session.id));
+    await store.close();
+    for (const o of await Promise.allSettled(pending)) assert.equal(o.status, "fulfilled");
   }));
