@@ -58,6 +58,9 @@ program
 
 (await import("./hooks.js")).registerHooksCommand(program);
 
+(await import("./sessions.js")).registerSessionsCommand(program);
+(await import("./audit.js")).registerAuditCommand(program);
+
 // A reader that went away (`gatehouse run … | head -1`) is not an error worth a stack trace.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(process.exitCode ?? EXIT.ok);

@@ -162,3 +162,17 @@ export function checkId(what: string, value: string | undefined): void {
 export function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** Opens the project's store for `body` and closes it afterwards. */
+export async function withProjectStore<T>(
+  project: Project,
+  io: Pick<CommandIO, "cwd" | "env">,
+  body: (store: SessionStore) => Promise<T>,
+): Promise<T> {
+  const store = await openProjectStore(storeOptionsFor(project.settings, io));
+  try {
+    return await body(store);
+  } finally {
+    await store.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,75 @@
+// Text helpers for the listing commands: pure functions (node:path only).
+import { isAbsolute, relative } from "node:path";
+
+/** Left-aligned columns two spaces apart; the last column is not padded. `paint` colors a cell after padding. */
+export function table(
+  rows: readonly (readonly string[])[],
+  paint?: (cell: string, row: number, column: number) => string,
+): string {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, cell.length);
+    });
+  }
+  return rows
+    .map((row, r) => {
+      const cells = row.map((cell, c) => {
+        const padded = c === row.length - 1 ? cell : cell.padEnd(widths[c] ?? 0);
+        return paint ? paint(padded, r, c) : padded;
+      });
+      return `${cells.join("  ").trimEnd()}\n`;
+    })
+    .join("");
+}
+
+/** `2026-01-31 12:00:05Z`: an ISO time, shorter and still unambiguous. */
+export function shortTime(iso: string | null | undefined): string {
+  if (!iso) return "-";
+  return iso.replace("T", " ").replace(/\.\d+Z$/, "Z");
+}
+
+/** `850ms`, `2.4s`, `3m 05s`. */
+export function duration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return "-";
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${Number((ms / 1000).toFixed(1))}s`;
+  const minutes = Math.floor(ms / 60_000);
+  return `${minutes}m ${String(Math.round((ms % 60_000) / 1000)).padStart(2, "0")}s`;
+}
+
+/**
+ * Text from the store or a model, made safe for a terminal: control characters other than
+ * newline and tab (escape sequences included) become U+FFFD, so a message cannot repaint the screen.
+ */
+export function safeText(text: string): string {
+  return text.replace(/\r\n/g, "\n").replace(/[\p{Cc}]/gu, (c) => (c === "\n" || c === "\t" ? c : "\uFFFD"));
+}
+
+/** One line of at most `max` characters (whitespace runs collapsed), with `…` when cut. */
+export function clip(text: string, max: number): string {
+  const flat = safeText(text).replace(/\s+/g, " ").trim();
+  return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1))}…`;
+}
+
+const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/**
+ * `--since`: an ISO date or time (`2026-01-31`, `2026-01-31T12:00:00Z`) or a duration back from
+ * `now` (`90s`, `30m`, `1h`, `7d`, `2w`). Undefined when it is neither.
+ */
+export function parseSince(value: string, now: Date): Date | undefined {
+  const trimmed = value.trim();
+  const ago = /^(\d+)\s*([smhdw])$/i.exec(trimmed);
+  if (ago) return new Date(now.getTime() - Number(ago[1]) * (UNITS[(ago[2] ?? "").toLowerCase()] ?? 0));
+  if (!/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/i.test(trimmed)) return undefined;
+  const at = new Date(trimmed);
+  return Number.isNaN(at.getTime()) ? undefined : at;
+}
+
+/** A path shown relative to `cwd` when it is inside it (`plugins/a.ts`), else as it is. */
+export function shownPath(cwd: string, file: string): string {
+  if (!isAbsolute(file)) return file;
+  const rel = relative(cwd, file);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file;
+}

@@ -1,0 +1,43 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { type CliOptions, type CliResult, MAIN } from "./helpers.js";
+
+const TSX = import.meta.resolve("tsx");
+const TTY = fileURLToPath(new URL("fixtures/tty.mjs", import.meta.url));
+
+/** ESC [: every color (and most other terminal escape sequences) starts with it. */
+export const ESC = `${String.fromCharCode(27)}[`;
+
+/** The text without color codes. */
+export function uncolored(text: string): string {
+  return text.replace(new RegExp(`${String.fromCharCode(27)}\\[\\d+(;\\d+)*m`, "g"), "");
+}
+
+/** Runs `gatehouse …` with stdout and stderr claiming to be a terminal. */
+export function gatehouseOnTty(args: readonly string[], options: CliOptions): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", TSX, "--import", TTY, MAIN, ...args], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH ?? "", HOME: options.cwd, ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** The single JSON value a `--json` command printed on one line. */
+export function parseJson(result: CliResult): unknown {
+  const lines = result.stdout.split("\n").filter(Boolean);
+  if (lines.length !== 1) throw new Error(`one JSON line expected, got: ${result.stdout}\n${result.stderr}`);
+  return JSON.parse(lines[0] ?? "");
+}
