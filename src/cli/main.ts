@@ -57,6 +57,7 @@ program
   });
 
 (await import("./hooks.js")).registerHooksCommand(program);
+(await import("./chat.js")).registerChatCommand(program);
 
 (await import("./sessions.js")).registerSessionsCommand(program);
 (await import("./audit.js")).registerAuditCommand(program);

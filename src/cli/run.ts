@@ -5,7 +5,7 @@ import { MODEL_ENV, type ResolvedSettings } from "../config/index.js";
 import type { GatehouseConfig } from "../config/schema.js";
 import { ModelSpecError } from "../models/errors.js";
 import { createGatehouse, type Gatehouse } from "../runtime/gatehouse.js";
-import type { RunResult } from "../runtime/types.js";
+import type { Approver, RunResult } from "../runtime/types.js";
 import { builtinTools } from "../tools/builtin/index.js";
 import { selectTools, unmatchedToolPatterns } from "../tools/select.js";
 import type { Tool } from "../tools/types.js";
@@ -62,14 +62,69 @@ export async function runCommand(flags: RunFlags, io: CliIO): Promise<ExitCode> 
 async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<ExitCode> {
   checkId("--session", flags.session);
   checkId("--job-id", flags.jobId);
+  const prepared = await prepareGatehouse(flags, io, log);
+  const prompt = await readPrompt(flags, io, log);
+  const { gatehouse, close } = await openGatehouse(prepared, io, log, {
+    // On a terminal the user is asked; without one, approvals are denied.
+    approver: createTerminalApprover({ input: io.stdin, output: io.stderr }),
+  });
+  try {
+    const result = await turn(gatehouse, flags, prompt, io.signal);
+    return await report(result, flags, io, log);
+  } finally {
+    await close();
+  }
+}
+
+/** The flags from which `run` and `chat` build the same Gatehouse. */
+export interface GatehouseFlags {
+  readonly session?: string;
+  readonly model?: string;
+  readonly config?: string;
+  readonly dataDir?: string;
+  /** `--settings FILE|JSON`: command hooks read after gatehouse.json's. */
+  readonly settings?: string;
+}
+
+/** What is known before anything is opened: gatehouse.json, the resolved settings, the command hooks. */
+export interface PreparedGatehouse {
+  readonly config: GatehouseConfig;
+  readonly settings: ResolvedSettings & { readonly model: string };
+  readonly commandHooks: ResolvedSettings["commandHooks"];
+}
+
+/** Checks the flags and reads the configuration; every problem is a `CliStop` (exit 2). */
+export async function prepareGatehouse(
+  flags: GatehouseFlags,
+  io: Pick<CliIO, "cwd" | "env">,
+  log: CliLogger,
+): Promise<PreparedGatehouse> {
+  checkId("--session", flags.session);
   if (flags.model !== undefined && flags.model.trim() === "") throw new Stop(EXIT.usage, "--model: empty model spec");
   const { config, settings } = await loadProject(flags, io);
-  if (settings.model === undefined) throw new Stop(EXIT.usage, NO_MODEL);
+  const { model } = settings;
+  if (model === undefined) throw new Stop(EXIT.usage, NO_MODEL);
   const commandHooks = loadCommandHooks(settings, flags, io, log);
-  const prompt = await readPrompt(flags, io, log);
-  const store = storeOptionsFor(settings, io);
+  return { config, settings: { ...settings, model }, commandHooks };
+}
 
+/**
+ * The Gatehouse `run` and `chat` use: the store, built-in and MCP tools, plugins, command hooks
+ * and the model, started (a problem is a `CliStop`). `close` stops it and the MCP servers.
+ */
+export async function openGatehouse(
+  { config, settings, commandHooks }: PreparedGatehouse,
+  io: Pick<CliIO, "cwd" | "env">,
+  log: CliLogger,
+  options: { readonly approver: Approver },
+): Promise<{ readonly gatehouse: Gatehouse; close(): Promise<void> }> {
+  const store = storeOptionsFor(settings, io);
   const cleanup: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const step of cleanup.splice(0)) {
+      await step().catch((error: unknown) => log.warn(`while closing: ${describe(error)}`));
+    }
+  };
   try {
     const tools = await toolsFor(config, io, log, cleanup);
     const gatehouse = createGatehouse({
@@ -80,20 +135,17 @@ async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<Exit
       // Claude Code's Agent tool comes from the runtime; tools.allow / tools.deny decide on it too.
       subagents: selectTools([{ name: "Agent" }], config.tools ?? {}).length > 0,
       commandHooks,
-      // On a terminal the user is asked; without one, approvals are denied.
-      approver: createTerminalApprover({ input: io.stdin, output: io.stderr }),
+      approver: options.approver,
       logger: log,
       config: settings.runtime,
       env: io.env as NodeJS.ProcessEnv,
     });
     cleanup.unshift(() => gatehouse.close());
     await start(gatehouse, settings);
-    const result = await turn(gatehouse, flags, prompt, io.signal);
-    return await report(result, flags, io, log);
-  } finally {
-    for (const close of cleanup) {
-      await close().catch((error: unknown) => log.warn(`while closing: ${describe(error)}`));
-    }
+    return { gatehouse, close };
+  } catch (error) {
+    await close();
+    throw error;
   }
 }
 
@@ -104,8 +156,8 @@ async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<Exit
  */
 function loadCommandHooks(
   settings: ResolvedSettings,
-  flags: RunFlags,
-  io: CliIO,
+  flags: GatehouseFlags,
+  io: Pick<CliIO, "cwd">,
   log: CliLogger,
 ): ResolvedSettings["commandHooks"] {
   const { load = {}, ...rest } = settings.commandHooks;
@@ -144,7 +196,7 @@ async function readPrompt(flags: RunFlags, io: CliIO, log: CliLogger): Promise<s
  */
 async function toolsFor(
   config: GatehouseConfig,
-  io: CliIO,
+  io: Pick<CliIO, "cwd" | "env">,
   log: CliLogger,
   cleanup: (() => Promise<void>)[],
 ): Promise<Tool[]> {

@@ -1,0 +1,558 @@
+// `gatehouse chat` (issue 7). main.ts imports this file at start-up, so its static imports stay
+// light (node built-ins, picocolors, types); the runtime, store and config load in the action.
+import { randomUUID } from "node:crypto";
+import { createInterface } from "node:readline";
+import { PassThrough } from "node:stream";
+import type { Command } from "commander";
+import pc from "picocolors";
+import type { RunStream } from "../runtime/gatehouse.js";
+import type { ApprovalDecision, ApprovalRequest, Approver, RunEvent, RunInput, RunResult } from "../runtime/types.js";
+import { ENVIRONMENT_HELP } from "./exit.js";
+import { createCliLogger, type OutStream, oneLine } from "./output.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const PROMPT = "> ";
+const EXIT_WORDS = new Set(["/exit", "/quit"]);
+/** Exit status after a second Ctrl-C while a turn would not stop. */
+const EXIT_FORCED = 130;
+
+const CHAT_HELP = `
+In the chat:
+  /exit or Ctrl-D       leave (the session stays in the store)
+  Ctrl-C                cancel the current turn; at an empty prompt, twice to leave
+  /help /reset /compact /status and plugin commands are answered by the runtime
+
+Exit status:
+  0  the chat ended
+  1  the chat could not start
+  2  bad input or configuration: a bad flag, gatehouse.json, model spec or scripted
+     file, no model configured, a plugin that cannot be loaded`;
+
+/** `gatehouse chat`'s options as commander parses them (the same names as `run`'s). */
+export interface ChatFlags {
+  readonly session?: string;
+  readonly model?: string;
+  readonly config?: string;
+  readonly dataDir?: string;
+  readonly settings?: string;
+}
+
+export function registerChatCommand(program: Command): void {
+  program
+    .command("chat")
+    .summary("an interactive session in the terminal")
+    .description(
+      "An interactive session: streamed replies, tool progress, approvals asked inline. The session id is\nprinted at start; `gatehouse chat --session ID` resumes it. Configured exactly as `gatehouse run`.",
+    )
+    .option("--session <id>", "resume this session, or start one with this id (default: a new session)")
+    .option("--model <spec>", 'model spec, e.g. openai:gpt-4o or scripted:echo (overrides gatehouse.json "model")')
+    .option("--config <file>", "config file (default: ./gatehouse.json, if present)")
+    .option("--data-dir <dir>", "data folder for the default SQLite store (default: ./.gatehouse)")
+    .option("--settings <file|json>", "command hooks settings (a file, or inline JSON), read after gatehouse.json's")
+    .addHelpText("after", `${CHAT_HELP}\n${ENVIRONMENT_HELP}`)
+    .action(async (flags: ChatFlags) => {
+      process.exitCode = await chatCommand(flags, {
+        cwd: process.cwd(),
+        env: process.env,
+        stdin: process.stdin,
+        stdout: process.stdout,
+        stderr: process.stderr,
+        interrupts: (listener) => {
+          process.on("SIGINT", listener);
+          return () => process.off("SIGINT", listener);
+        },
+      });
+    });
+}
+
+/** The process around `gatehouse chat`, injectable for tests. */
+export interface ChatIO {
+  readonly cwd: string;
+  readonly env: Env;
+  readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean };
+  readonly stdout: NodeJS.WritableStream & { readonly isTTY?: boolean };
+  readonly stderr: OutStream;
+  readonly interrupts?: (listener: () => void) => () => void;
+}
+
+/**
+ * Builds the Gatehouse the way `gatehouse run` does (same flags, gatehouse.json, environment,
+ * tools, plugins and command hooks), then runs the session. Returns the exit status.
+ */
+export async function chatCommand(flags: ChatFlags, io: ChatIO): Promise<number> {
+  const { CliStop } = await import("./project.js");
+  const { openGatehouse, prepareGatehouse } = await import("./run.js");
+  const log = createCliLogger(io.stderr, io.env);
+  let close: (() => Promise<void>) | undefined;
+  try {
+    const prepared = await prepareGatehouse(flags, io, log);
+    const approvals = approverSlot();
+    const opened = await openGatehouse(prepared, io, log, { approver: approvals.approver });
+    close = opened.close;
+    const { gatehouse } = opened;
+    const existing = flags.session === undefined ? undefined : await gatehouse.store.getSession(flags.session);
+    const tty = io.stdin.isTTY === true && io.stdout.isTTY === true;
+    const summary = await chatSession({
+      gatehouse,
+      input: io.stdin,
+      output: io.stdout,
+      errorOutput: io.stderr,
+      isTTY: tty,
+      color: tty && !io.env.NO_COLOR,
+      ...(flags.session === undefined ? {} : { sessionId: flags.session }),
+      ...(existing ? { history: (await gatehouse.store.history(existing.id)).length } : {}),
+      approvals,
+      ...(io.interrupts ? { interrupts: io.interrupts } : {}),
+    });
+    // A turn that would not stop is left behind: closing would wait for it.
+    if (summary.reason === "forced") close = undefined;
+    return summary.reason === "forced" ? EXIT_FORCED : 0;
+  } catch (error) {
+    if (!(error instanceof CliStop)) throw error;
+    for (const line of error.message.split("\n")) log.error(line);
+    return error.code;
+  } finally {
+    await close?.();
+  }
+}
+
+/**
+ * The Gatehouse is built before the session that answers its approvals: it calls this slot's
+ * `approver`, which forwards to whatever the session installed (denying while nothing is).
+ */
+export interface ApproverSlot {
+  readonly approver: Approver;
+  use(approver: Approver | undefined): void;
+}
+
+export function approverSlot(): ApproverSlot {
+  let current: Approver | undefined;
+  return {
+    approver: (request, signal) => (current ? current(request, signal) : Promise.resolve("deny")),
+    use(approver) {
+      current = approver;
+    },
+  };
+}
+
+export interface ChatSessionOptions {
+  /** What runs the turns: a Gatehouse (only `stream` is used). */
+  readonly gatehouse: { stream(input: RunInput): RunStream };
+  readonly input: NodeJS.ReadableStream;
+  readonly output: NodeJS.WritableStream;
+  /** Where diagnostics go when not on a terminal (default: `output`). */
+  readonly errorOutput?: OutStream;
+  /**
+   * On a terminal: line editing, a `> ` prompt, a progress line, Ctrl-C read as a key, approvals
+   * asked inline. Otherwise plain lines, no prompt, and approvals are denied (nobody to ask).
+   */
+  readonly isTTY: boolean;
+  readonly color: boolean;
+  /** Resume this session (or start one with this id). Default: a new random id. */
+  readonly sessionId?: string;
+  /** How many messages that session already has, when it exists (shown at start). */
+  readonly history?: number;
+  /** The session installs its inline approver here while it runs. */
+  readonly approvals?: ApproverSlot;
+  /** Interrupts from outside the input (SIGINT): subscribe; returns an unsubscribe function. */
+  readonly interrupts?: (listener: () => void) => () => void;
+}
+
+export interface ChatSummary {
+  /** The session the chat ended in (/reset moves to a new one). */
+  readonly sessionId: string;
+  /** Turns started (slash commands included). */
+  readonly turns: number;
+  /** `/exit`, end of input (Ctrl-D), Ctrl-C at the prompt, or a second Ctrl-C while a turn would not stop. */
+  readonly reason: "exit" | "eof" | "interrupt" | "forced";
+}
+
+/** A turn under way: Ctrl-C aborts it; a second Ctrl-C gives up waiting for it. */
+interface Turn {
+  readonly controller: AbortController;
+  cancelling: boolean;
+  readonly force: () => void;
+}
+
+/**
+ * The chat loop: read a line, stream its turn, repeat until `/exit`, end of input, or Ctrl-C at
+ * an empty prompt. Ctrl-C during a turn cancels that turn only. Every turn continues the same
+ * session, except after `/reset`, whose result names the new one.
+ */
+export async function chatSession(options: ChatSessionOptions): Promise<ChatSummary> {
+  const { output, isTTY: tty } = options;
+  const c = pc.createColors(options.color);
+  const errorOutput = options.errorOutput ?? output;
+  const view = new View(output, errorOutput, tty, c);
+  const promptText = c.bold(c.cyan(PROMPT));
+  const rl = createInterface({
+    input: options.input,
+    ...(tty ? { output } : {}),
+    terminal: tty,
+    prompt: promptText,
+    historySize: tty ? 100 : 0,
+  });
+  const lines = new LineQueue();
+  let closed = false;
+  rl.on("line", (line) => lines.push(line));
+  rl.on("close", () => {
+    closed = true;
+    lines.end();
+  });
+
+  let sessionId = options.sessionId ?? randomUUID();
+  let turns = 0;
+  let turn: Turn | undefined;
+  let reason: ChatSummary["reason"] = "eof";
+  let hinted = false;
+
+  const onInterrupt = () => {
+    if (turn) {
+      if (turn.cancelling) return turn.force();
+      turn.cancelling = true;
+      view.settle();
+      if (tty) view.line(c.dim("^C cancelling the turn (Ctrl-C again to quit)"));
+      turn.controller.abort();
+      return;
+    }
+    // At the prompt: a typed line is dropped; an empty one asks first, then leaves.
+    if (tty && !closed && rl.line !== "") {
+      rl.write(null, { ctrl: true, name: "e" });
+      output.write("\n");
+      rl.write(null, { ctrl: true, name: "u" });
+      hinted = false;
+      return;
+    }
+    if (tty && !hinted) {
+      hinted = true;
+      output.write(`\n${c.dim("(press Ctrl-C again or type /exit to leave)")}\n`);
+      if (!closed) rl.prompt();
+      return;
+    }
+    reason = "interrupt";
+    if (tty) output.write("\n");
+    lines.end();
+  };
+  rl.on("SIGINT", onInterrupt);
+  // "Ctrl-C again" means the very next key.
+  const onKey = (_text: unknown, key: { ctrl?: boolean; name?: string } | undefined) => {
+    if (!(key?.ctrl && key.name === "c")) hinted = false;
+  };
+  if (tty) options.input.on("keypress", onKey);
+  const unsubscribe = options.interrupts?.(onInterrupt);
+
+  // Approvals are asked between the question and the user's next line; lines typed before the
+  // question stay queued as prompts.
+  let approvalChain: Promise<unknown> = Promise.resolve();
+  const askInline = async (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> => {
+    if (signal.aborted) return "deny";
+    const { createTerminalApprover } = await import("./approver.js");
+    const answers = Object.assign(new PassThrough({ encoding: "utf8" }), { isTTY: tty });
+    // Without a terminal the approver denies without reading: the lines stay prompts.
+    if (closed) answers.end();
+    else if (tty) lines.answerTo(answers);
+    let question = "";
+    const asking: OutStream = {
+      isTTY: tty,
+      write(text, callback) {
+        view.settle();
+        // The question is the text after the last newline: readline redraws it when the answer is edited.
+        const nl = text.lastIndexOf("\n");
+        question = nl < 0 ? question + text : text.slice(nl + 1);
+        if (tty && !closed) rl.setPrompt(question);
+        return output.write(text, callback);
+      },
+    };
+    try {
+      return await createTerminalApprover({ input: answers, output: asking })(request, signal);
+    } finally {
+      lines.answerTo(undefined);
+      answers.end();
+      if (!closed) rl.setPrompt(promptText);
+    }
+  };
+  options.approvals?.use((request, signal) => {
+    const next = approvalChain.then(() => askInline(request, signal));
+    approvalChain = next.catch(() => {});
+    return next;
+  });
+
+  const runTurn = async (prompt: string): Promise<"done" | "forced"> => {
+    const controller = new AbortController();
+    let force: () => void = () => {};
+    const forced = new Promise<"forced">((resolve) => {
+      force = () => resolve("forced");
+    });
+    turn = { controller, cancelling: false, force };
+    turns++;
+    const shown: TurnView = { streamed: false, final: false, labels: new Map() };
+    view.progress("thinking…");
+    const work = (async () => {
+      let result: RunResult | undefined;
+      let failure: string | undefined;
+      try {
+        const stream = options.gatehouse.stream({
+          prompt,
+          sessionId,
+          trigger: "user",
+          channel: "cli",
+          signal: controller.signal,
+        });
+        for await (const event of stream) render(event, shown, view, c);
+        result = await stream.result;
+      } catch (error) {
+        failure = describe(error);
+      }
+      view.settle();
+      if (result) sessionId = result.sessionId;
+      const outcome = result?.outcome ?? (controller.signal.aborted ? "cancelled" : "failed");
+      if (outcome === "cancelled") view.note(c.yellow("turn cancelled"), "turn cancelled");
+      else if (outcome === "failed") {
+        const message = `run failed: ${oneLine(result?.error ?? failure ?? "unknown error")}`;
+        view.note(c.red(`✗ ${message}`), message);
+      } else if (tty && !shown.streamed && !shown.final && outcome !== "blocked") view.line(c.dim("(no reply)"));
+      return "done" as const;
+    })();
+    try {
+      return await Promise.race([work, forced]);
+    } finally {
+      turn = undefined;
+    }
+  };
+
+  const resumed = options.history === undefined ? "new" : `resumed, ${options.history} messages`;
+  if (tty) {
+    view.line(`${c.bold("gatehouse chat")} ${c.dim(`· session ${sessionId} (${resumed})`)}`);
+    view.line(c.dim("/help for commands · Ctrl-C cancels a turn · /exit or Ctrl-D leaves"));
+  } else errorOutput.write(`gatehouse: chat session ${sessionId} (${resumed})\n`);
+
+  try {
+    for (;;) {
+      const line = await lines.next(
+        () => {
+          if (tty && !closed) rl.prompt();
+        },
+        // A line typed while the last turn ran: show it where its prompt would have been.
+        (queued) => {
+          if (tty) output.write(`${promptText}${queued}\n`);
+        },
+      );
+      if (line === null) break;
+      hinted = false;
+      const prompt = line.trim();
+      if (prompt === "") continue;
+      if (EXIT_WORDS.has(prompt)) {
+        reason = "exit";
+        break;
+      }
+      if ((await runTurn(line)) === "forced") {
+        reason = "forced";
+        break;
+      }
+    }
+  } finally {
+    unsubscribe?.();
+    options.input.off("keypress", onKey);
+    options.approvals?.use(undefined);
+    view.settle();
+    if (tty) {
+      if (reason === "eof") output.write("\n");
+      if (turns > 0 || options.history !== undefined)
+        view.line(c.dim(`session ${sessionId} · resume with: gatehouse chat --session ${sessionId}`));
+    }
+    rl.close();
+  }
+  return { sessionId, turns, reason };
+}
+
+/** Lines read so far, handed out one at a time; while an approval is asked, they answer it. */
+class LineQueue {
+  private readonly queued: string[] = [];
+  private waiting: ((line: string | null) => void) | undefined;
+  private ended = false;
+  private answers: PassThrough | undefined;
+
+  push(line: string): void {
+    if (this.answers) this.answers.write(`${line}\n`);
+    else if (this.waiting) this.take()(line);
+    else this.queued.push(line);
+  }
+
+  end(): void {
+    this.ended = true;
+    this.answers?.end();
+    this.waiting && this.take()(null);
+  }
+
+  answerTo(stream: PassThrough | undefined): void {
+    this.answers = stream;
+  }
+
+  /** The next line, or null at the end; `onWait` runs when none is ready, `onQueued` when one was. */
+  next(onWait: () => void, onQueued: (line: string) => void): Promise<string | null> {
+    const line = this.queued.shift();
+    if (line !== undefined) {
+      onQueued(line);
+      return Promise.resolve(line);
+    }
+    if (this.ended) return Promise.resolve(null);
+    onWait();
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
+
+  private take(): (line: string | null) => void {
+    const resolve = this.waiting as (line: string | null) => void;
+    this.waiting = undefined;
+    return resolve;
+  }
+}
+
+type Colors = ReturnType<typeof pc.createColors>;
+
+/** What one turn has shown so far. */
+interface TurnView {
+  streamed: boolean;
+  final: boolean;
+  /** Tool call id → how its line names it, e.g. `Bash(ls -la)`. */
+  readonly labels: Map<string, string>;
+}
+
+function render(event: RunEvent, shown: TurnView, view: View, c: Colors): void {
+  switch (event.type) {
+    case "run-start":
+    case "step-start":
+      view.progress("thinking…");
+      return;
+    case "text-delta":
+      shown.streamed = true;
+      view.text(event.delta);
+      return;
+    case "final":
+      // Live text already showed the reply; held-back text (output gates) arrives only here.
+      shown.final = true;
+      if (!shown.streamed) view.text(event.text);
+      view.settle();
+      return;
+    case "tool-start": {
+      const label = toolLabel(event.toolName, event.input);
+      shown.labels.set(event.toolCallId, label);
+      view.progress(`${label} …`);
+      return;
+    }
+    case "tool-result": {
+      // Emitted only after after_tool_call passed; a withheld output is already the notice.
+      const label = shown.labels.get(event.toolCallId) ?? oneLine(event.toolName);
+      if (event.withheld) view.line(`${c.yellow("✓")} ${label} ${c.yellow(`— ${oneLine(outputText(event.output))}`)}`);
+      else if (event.isError) view.line(`${c.red("✗")} ${label} ${c.dim(`— ${clip(outputText(event.output), 200)}`)}`);
+      else view.line(`${c.green("✓")} ${label}`);
+      return;
+    }
+    case "tool-blocked":
+      view.line(`${c.yellow("✗")} ${oneLine(event.toolName)} ${c.yellow(`— ${oneLine(event.message)}`)}`);
+      return;
+    case "approval-requested":
+      view.settle();
+      return;
+    case "compacted":
+      view.line(c.dim(`(compacted ${event.compactedCount} earlier messages)`));
+      return;
+    case "blocked":
+      // Only what the event says: the user-facing message and who blocked, never a reason.
+      view.line(c.red(`⛔ blocked by ${oneLine(event.pluginId)} (${oneLine(event.hook)}): ${oneLine(event.message)}`));
+      return;
+    case "run-end":
+      return;
+  }
+}
+
+/**
+ * The terminal as the chat uses it: streamed text, whole lines, and on a TTY one transient
+ * progress line (rewritten with `\r`, erased before anything else is written).
+ */
+class View {
+  /** A progress line is on screen. */
+  private status = false;
+  /** The cursor is not at the start of a line. */
+  private open = false;
+
+  constructor(
+    private readonly out: NodeJS.WritableStream,
+    private readonly err: OutStream,
+    private readonly tty: boolean,
+    private readonly c: Colors,
+  ) {}
+
+  text(text: string): void {
+    if (text === "") return;
+    this.clearProgress();
+    this.out.write(text);
+    this.open = !text.endsWith("\n");
+  }
+
+  line(text: string): void {
+    this.settle();
+    this.out.write(`${text}\n`);
+  }
+
+  /** A diagnostic: on a terminal, a line of the chat; otherwise a `gatehouse:` line on stderr. */
+  note(onTerminal: string, plain: string): void {
+    if (this.tty) this.line(onTerminal);
+    else this.err.write(`gatehouse: ${plain}\n`);
+  }
+
+  progress(text: string): void {
+    if (!this.tty) return;
+    this.settle();
+    this.out.write(`\r\x1b[2K${this.c.dim(text)}`);
+    this.status = true;
+  }
+
+  /** No progress line, and the cursor at the start of a line. */
+  settle(): void {
+    this.clearProgress();
+    if (this.open) {
+      this.out.write("\n");
+      this.open = false;
+    }
+  }
+
+  private clearProgress(): void {
+    if (!this.status) return;
+    this.out.write("\r\x1b[2K");
+    this.status = false;
+  }
+}
+
+/** The input field that best names what a tool call does, Claude Code style: `Bash(ls -la)`. */
+const LABEL_FIELDS = ["file_path", "command", "pattern", "path", "url", "query", "description", "prompt"];
+
+function toolLabel(toolName: string, input: unknown): string {
+  const name = oneLine(toolName);
+  if (!input || typeof input !== "object") return name;
+  const fields = input as Record<string, unknown>;
+  const key =
+    LABEL_FIELDS.find((k) => typeof fields[k] === "string") ??
+    Object.keys(fields).find((k) => typeof fields[k] === "string");
+  return key === undefined ? name : `${name}(${clip(fields[key] as string, 60)})`;
+}
+
+function outputText(output: unknown): string {
+  if (typeof output === "string") return output;
+  try {
+    return JSON.stringify(output) ?? "";
+  } catch {
+    return String(output);
+  }
+}
+
+function clip(text: string, max: number): string {
+  const flat = oneLine(text);
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
