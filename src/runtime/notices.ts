@@ -12,4 +12,5 @@ export const notices = {
   approvalDenied: (toolName: string) => `The ${toolName} call was not approved.`,
   toolNotAllowed: (toolName: string) => `The tool ${toolName} is not available in this run.`,
   unknownTool: (toolName: string) => `There is no tool named ${toolName}.`,
+  interrupted: "The previous run stopped before it finished (its process ended); its unchecked output was removed.",
 } as const;

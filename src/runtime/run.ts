@@ -38,6 +38,7 @@ export async function executeRun(
     : await openSession(deps, input);
   const lock = await deps.store.acquireRunLock(session.id, { signal });
   try {
+    if (!child && !created) await recoverInterruptedRuns(deps, session.id);
     const trigger = child ? "subagent" : (input.trigger ?? "api");
     const run = await deps.store.startRun({
       sessionId: session.id,
@@ -70,6 +71,31 @@ export async function executeRun(
     }
   } finally {
     await lock.release();
+  }
+}
+
+/**
+ * Runs of this session still "running" when we hold its run lock belong to a process that died
+ * mid-run (SIGKILL, power loss). What they wrote never reached the output gates, so it goes as a
+ * block would take it (fail closed): their assistant and tool messages, and those of sub-agent
+ * runs they left running, give way to a notice; the user's prompt, which passed its gate, stays.
+ * This also answers any tool call they left without a result, which providers reject.
+ */
+async function recoverInterruptedRuns(deps: RuntimeDeps, sessionId: string): Promise<void> {
+  const { store } = deps;
+  const stale = (await store.listRuns(sessionId)).filter((r) => r.status === "running");
+  if (stale.length === 0) return;
+  for (const sessions = [sessionId]; sessions.length; ) {
+    const children = await store.listSessions({ parentSessionId: sessions.shift() as string, limit: 10_000 });
+    for (const c of children) {
+      sessions.push(c.id);
+      for (const run of await store.listRuns(c.id)) if (run.status === "running") stale.push(run);
+    }
+  }
+  for (const run of stale) {
+    if ((await store.runMessages(run.id)).length === 0) await store.finishRun(run.id, "failed");
+    else await store.blockRun(run.id, { notice: notices.interrupted, blockedBy: "gatehouse", hook: "recovery" });
+    deps.logger.warn(`run ${run.id} was interrupted (its process ended); its unchecked output was removed`);
   }
 }
 

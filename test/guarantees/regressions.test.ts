@@ -94,3 +94,46 @@ describe("found by R2", () => {
     );
   });
 });
+
+describe("found by R3", () => {
+  test("a run its process left running is recovered at the next admission: unchecked output removed, history valid", async () => {
+    // What a SIGKILL between a tool call and its result leaves: a run still "running" whose
+    // answer never reached the output gates, with a call that has no result.
+    const canary = "CANARY-regression-interrupted";
+    const dir = mkdtempSync(join(tmpdir(), "gatehouse-regression-"));
+    try {
+      const store = await openStore({ kind: "sqlite", path: join(dir, "data", "gatehouse.db") });
+      const session = await store.createSession({});
+      const dead = await store.startRun({ sessionId: session.id });
+      await store.appendMessage({ sessionId: session.id, runId: dead.id, role: "user", parts: [{ type: "text", text: "q" }] });
+      await store.appendMessage({
+        sessionId: session.id,
+        runId: dead.id,
+        role: "assistant",
+        parts: [
+          { type: "text", text: `unchecked ${canary}` },
+          { type: "tool_call", toolCallId: "c1", toolName: "Echo", input: { text: "x" } },
+        ],
+      });
+      const { logger, lines } = captureLogger();
+      const gatehouse = createGatehouse({
+        model: harnessModel({ runs: [{ turns: [{ text: "fine" }] }] }),
+        store,
+        logger,
+        config: { cwd: dir },
+      });
+      const result = await gatehouse.run({ prompt: "next", sessionId: session.id });
+      assert.equal(result.outcome, "completed");
+      assert.notEqual((await store.getRun(dead.id))?.status, "running");
+      const history = await store.history(session.id);
+      const calls = history.flatMap((m) => m.parts.filter((p) => p.type === "tool_call"));
+      assert.deepEqual(calls, [], "no tool call is left without its result");
+      assert.doesNotMatch(JSON.stringify(await store.sessionMessages(session.id)), new RegExp(canary));
+      assert.ok(lines.some((l) => l.includes("interrupted")));
+      await gatehouse.close();
+      for (const file of filesUnder(join(dir, "data"))) assert.equal(file.bytes.indexOf(canary), -1, file.path);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
