@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { StoreError } from "./errors.js";
@@ -67,6 +67,7 @@ export class SqliteRunLocks {
   private readonly tickets: Database.Database;
   private readonly held = new Set<Database.Database>();
   private closed = false;
+  private created = 0;
   private readonly statements;
 
   /**
@@ -111,13 +112,13 @@ export class SqliteRunLocks {
             // Nobody queues for this session: try the lock without a ticket, so an uncontended run writes
             // nothing here. Order holds: once a waiter's ticket is in, later arrivals see it and queue.
             if (!this.statements.waiting.get(sessionId)) {
-              connection ??= new Database(this.lockPath(sessionId), { timeout: 0 });
+              connection ??= this.openLockFile(sessionId);
               if (tryExclusive(connection)) return this.holding(connection);
             }
             ticket = (this.statements.take.get(sessionId, this.owner) as { ticket: number }).ticket;
           }
           if (this.olderLiveTicket(sessionId, ticket)) return undefined;
-          connection ??= new Database(this.lockPath(sessionId), { timeout: 0 });
+          connection ??= this.openLockFile(sessionId);
           if (!tryExclusive(connection)) return undefined;
           this.statements.drop.run(ticket);
           return this.holding(connection);
@@ -176,19 +177,62 @@ export class SqliteRunLocks {
     return false;
   }
 
+  /**
+   * Opens a session's lock file. A missing one is created as an empty one-page database, all at once
+   * (written aside, then linked into place, so no process ever sees it half-written): locking a file
+   * that is already a database writes nothing, so it needs no journal (see `tryExclusive`). An empty
+   * file (made by an earlier version, or lost in a race with `forget`) still works, with the pragma.
+   */
+  private openLockFile(sessionId: string): Database.Database {
+    const path = this.lockPath(sessionId);
+    let size = statSync(path, { throwIfNoEntry: false })?.size;
+    if (size === undefined) {
+      const aside = `${path}.${process.pid}.${++this.created}.tmp`;
+      writeFileSync(aside, emptyDatabase(), { mode: 0o600 });
+      try {
+        linkSync(aside, path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      } finally {
+        unlinkSync(aside);
+      }
+      size = statSync(path, { throwIfNoEntry: false })?.size;
+    }
+    const connection = new Database(path, { timeout: 0 });
+    if (!size) emptyLockFiles.add(connection);
+    return connection;
+  }
+
   private lockPath(sessionId: string): string {
     return join(this.lockDir, `${createHash("sha256").update(sessionId).digest("hex").slice(0, 40)}.lock`);
   }
 }
 
+/** Connections on lock files that are still empty (see `openLockFile`). */
+const emptyLockFiles = new WeakSet<Database.Database>();
+
+let emptyDatabaseImage: Buffer | undefined;
+/** The bytes of an empty SQLite database: one page, header and an empty schema. */
+function emptyDatabase(): Buffer {
+  if (!emptyDatabaseImage) {
+    const db = new Database(":memory:");
+    db.pragma("user_version = 1");
+    emptyDatabaseImage = db.serialize();
+    db.close();
+  }
+  return emptyDatabaseImage;
+}
+
 function tryExclusive(connection: Database.Database): boolean {
   try {
-    // Nothing is ever written to a lock file, so it needs no rollback journal: in the default mode, every
-    // BEGIN EXCLUSIVE created a -journal file and the release deleted it, two file-system metadata changes
-    // per run. The lock itself is the fcntl lock on the file, the same in every journal mode. Journal modes
-    // other than WAL are per connection, and reading the mode loads the (empty) schema, which is busy while
-    // another process holds the lock: so it is set here, where busy means "not now".
-    connection.pragma("journal_mode = MEMORY");
+    // Nothing is ever written to a lock file, so it needs no rollback journal. But BEGIN EXCLUSIVE on an
+    // empty file initializes page 1 and so creates a -journal file, which the release deletes: two
+    // file-system metadata changes per run. On an empty file, switch the journal to memory first (the
+    // lock itself is the fcntl lock on the file, the same in every journal mode). That pragma loads the
+    // schema, which is busy while another process holds the lock: so it is set here, where busy means
+    // "not now". Lock files made by `openLockFile` are databases already and skip it (it cost as much as
+    // opening the connection).
+    if (emptyLockFiles.has(connection)) connection.pragma("journal_mode = MEMORY");
     connection.exec("BEGIN EXCLUSIVE");
     return true;
   } catch (error) {
