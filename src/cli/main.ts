@@ -61,6 +61,9 @@ program
 
 (await import("./sessions.js")).registerSessionsCommand(program);
 (await import("./audit.js")).registerAuditCommand(program);
+(await import("./plugins.js")).registerPluginsCommand(program);
+(await import("./config.js")).registerConfigCommand(program);
+(await import("./init.js")).registerInitCommand(program);
 
 // A reader that went away (`gatehouse run … | head -1`) is not an error worth a stack trace.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {

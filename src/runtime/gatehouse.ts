@@ -89,7 +89,8 @@ export interface Gatehouse {
   readonly store: SessionStore;
 }
 
-const DEFAULTS: RuntimeConfig = {
+/** What a run uses where gatehouse.json (or `options.config`) says nothing; `gatehouse config` shows them. */
+export const DEFAULTS: RuntimeConfig = {
   cwd: process.cwd(),
   maxSteps: 25,
   systemPrompt: "You are a helpful assistant.",
