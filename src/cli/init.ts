@@ -1,0 +1,152 @@
+// `gatehouse init`: a starter project. Node builtins only, so registering it costs nothing.
+import { constants } from "node:fs";
+import { access, mkdir, unlink, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import type { Command } from "commander";
+import { exitHelp, processIO } from "./common.js";
+import { EXIT, type ExitCode } from "./exit.js";
+import type { CommandIO } from "./project.js";
+
+/** Where editors find the schema once Gatehouse is installed in the project. */
+export const SCHEMA_REF = "./node_modules/gatehouse/schema/gatehouse.schema.json";
+
+const CONFIG = {
+  $schema: SCHEMA_REF,
+  $comment: [
+    "Gatehouse project configuration. $schema lets your editor explain and complete every key.",
+    "model: scripted:echo answers with your prompt, offline. For a real model write e.g. anthropic:claude-sonnet-4-5 and set ANTHROPIC_API_KEY. --model and GATEHOUSE_MODEL override this file (flags > environment > this file > defaults).",
+    "plugins: files (relative to this file) or packages. plugins/example.ts blocks prompts that ask for credentials and redacts e-mail addresses; allowConversationAccess lets a plugin loaded from a file use the hooks that read the conversation.",
+    "Command hooks in Claude Code's format live in .claude/settings.json (or in a hooks block here); hooks/example-hook.sh refuses Bash commands that run rm -rf.",
+    "Reference: node_modules/gatehouse/docs/configuration.md. Check what a run will use with: npx gatehouse config",
+  ],
+  model: "scripted:echo",
+  plugins: [{ path: "./plugins/example.ts", hooks: { allowConversationAccess: true } }],
+};
+
+const PLUGIN = `// An example Gatehouse plugin. Handlers are typed from the hook catalog: see
+// node_modules/gatehouse/docs/hooks.md for every hook, its event and what it may return.
+import type { PluginDefinition } from "gatehouse";
+
+const plugin: PluginDefinition = {
+  id: "example",
+  setup(api) {
+    // A gate, before the model is called. A block ends the turn: the user sees \`message\`;
+    // \`reason\` is for you, and is never shown, logged or stored.
+    api.on("before_agent_run", (event) =>
+      /\\b(password|api[ _-]?key)s?\\b/i.test(event.prompt)
+        ? {
+            outcome: "block",
+            reason: "the prompt asks for credentials",
+            message: "I can't help with credentials.",
+            category: "credentials",
+          }
+        : { outcome: "pass" },
+    );
+
+    // A rewrite of every assistant text of the run, before it is stored as final and delivered.
+    api.on("before_response_emit", (event) => ({
+      allContent: event.allContent.map((text) => text.replace(/[\\w.+-]+@[\\w-]+(\\.[\\w-]+)+/g, "[email]")),
+    }));
+  },
+};
+
+export default plugin;
+`;
+
+const SETTINGS = {
+  hooks: {
+    PreToolUse: [
+      {
+        matcher: "Bash",
+        hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/hooks/example-hook.sh' }],
+      },
+    ],
+  },
+};
+
+const HOOK = `#!/bin/sh
+# An example command hook in Claude Code's format (PreToolUse, matcher Bash); Gatehouse runs it
+# unchanged. stdin is the event as JSON: {"tool_name":"Bash","tool_input":{"command":"…"},…}.
+# Exit 2 blocks the call and stderr is the reason the model sees; exit 0 lets it run.
+input=$(cat)
+case "$input" in
+  *'rm -rf'*)
+    echo "rm -rf is not allowed in this project" >&2
+    exit 2
+    ;;
+esac
+exit 0
+`;
+
+/** The files `init` writes, relative to the project folder, with their content and mode. */
+export const INIT_FILES: readonly { readonly path: string; readonly content: string; readonly mode: number }[] = [
+  { path: "gatehouse.json", content: `${JSON.stringify(CONFIG, null, 2)}\n`, mode: 0o644 },
+  { path: "plugins/example.ts", content: PLUGIN, mode: 0o644 },
+  { path: ".claude/settings.json", content: `${JSON.stringify(SETTINGS, null, 2)}\n`, mode: 0o644 },
+  { path: "hooks/example-hook.sh", content: HOOK, mode: 0o755 },
+];
+
+const NEXT_STEPS = `
+Try it (offline: the scripted model echoes your prompt):
+  npx gatehouse run -p "hello, I am ada@example.com"     # the plugin redacts the address
+  npx gatehouse run -p "what is the admin password?"     # the plugin blocks the turn (exit 3)
+  npx gatehouse plugins inspect                          # what the plugin registered
+  npx gatehouse config                                   # the configuration a run uses
+`;
+
+/** Adds `gatehouse init` to the program. */
+export function registerInitCommand(program: Command): void {
+  program
+    .command("init")
+    .summary("write a starter gatehouse.json, example plugin and example command hook")
+    .description(
+      `Write a starter project: gatehouse.json (with $schema, and $comment notes since JSON has no comments), plugins/example.ts, .claude/settings.json and hooks/example-hook.sh (executable). Nothing is overwritten: if any of these files exists, nothing is written.`,
+    )
+    .argument("[dir]", "the project folder (default: the current folder; created if missing)")
+    .addHelpText("after", exitHelp({ failed: "a file could not be written", usage: "a file that already exists" }))
+    .action(async (dir: string | undefined) => {
+      process.exitCode = await initCommand(dir, processIO());
+    });
+}
+
+/** `gatehouse init [DIR]`. */
+export async function initCommand(dir: string | undefined, io: CommandIO): Promise<ExitCode> {
+  const { createCliLogger, writeOut } = await import("./output.js");
+  const log = createCliLogger(io.stderr, io.env);
+  const root = resolve(io.cwd, dir ?? ".");
+  const existing: string[] = [];
+  for (const file of INIT_FILES) if (await exists(join(root, file.path))) existing.push(file.path);
+  if (existing.length > 0) {
+    log.error(`not overwriting ${existing.join(", ")}; nothing was written`);
+    return EXIT.usage;
+  }
+  const written: string[] = [];
+  try {
+    for (const file of INIT_FILES) {
+      const target = join(root, file.path);
+      await mkdir(dirname(target), { recursive: true });
+      // "wx": a file that appeared since the check is not overwritten either.
+      await writeFile(target, file.content, { flag: "wx", mode: file.mode });
+      written.push(target);
+    }
+  } catch (error) {
+    for (const target of written) await unlink(target).catch(() => undefined);
+    const code = (error as NodeJS.ErrnoException).code;
+    log.error(`cannot write the starter files (${code ?? String(error)}); nothing was kept`);
+    return code === "EEXIST" ? EXIT.usage : EXIT.failed;
+  }
+  const where = dir === undefined ? "" : ` in ${dir}`;
+  const created = INIT_FILES.map((f) => `  ${f.path}\n`).join("");
+  const cd = dir === undefined ? "" : `\nFirst: cd ${dir}`;
+  await writeOut(io.stdout, `Created${where}:\n${created}${cd}${NEXT_STEPS}`);
+  return EXIT.ok;
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file, constants.F_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

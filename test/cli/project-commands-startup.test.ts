@@ -1,0 +1,22 @@
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { describe, test } from "node:test";
+
+/** What the modules main.ts loads at start-up to register commands may load themselves. */
+const LIGHT = new Set(["commander", "./exit.js", "./common.js", "./format.js"]);
+const MODULES = ["sessions", "audit", "plugins", "config", "init", "common", "format"];
+
+/** Static imports that are loaded at run time (`import type` is erased). */
+async function runtimeImports(relative: string): Promise<string[]> {
+  const source = await readFile(new URL(relative, import.meta.url), "utf8");
+  return [...source.matchAll(/^\s*(import|export)\s(?!type\s)[^;]*?from\s+"([^"]+)"/gm)].map((m) => m[2] ?? "");
+}
+
+describe("project commands keep start-up light", () => {
+  for (const name of MODULES) {
+    test(`src/cli/${name}.ts imports only commander, node builtins and light CLI modules at load time`, async () => {
+      for (const specifier of await runtimeImports(`../../src/cli/${name}.ts`))
+        assert.ok(LIGHT.has(specifier) || specifier.startsWith("node:"), `${name}.ts imports ${specifier} eagerly`);
+    });
+  }
+});
