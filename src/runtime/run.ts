@@ -119,10 +119,14 @@ async function lifecycle(
   try {
     state.model = await deps.models.resolve();
     state.setHistory(await deps.store.history(sessionId));
-    if (created) await engine.emit("session_start", { sessionId, source: "startup" });
+    // Hooks nobody listens to are not awaited: each await is a promise, and every promise pays the run
+    // context's async hooks.
+    if (created && engine.hasHooks("session_start"))
+      await engine.emit("session_start", { sessionId, source: "startup" });
     // 1.
-    await engine.emit("message_received", { content: state.prompt, channel: context.channel });
-    if (await claimInbound(deps, state, context)) return result(state, sessionId);
+    if (engine.hasHooks("message_received"))
+      await engine.emit("message_received", { content: state.prompt, channel: context.channel });
+    if (engine.hasHooks("inbound_claim") && (await claimInbound(deps, state, context))) return result(state, sessionId);
     // 2. Slash commands answer the turn themselves; no agent hook fires for them.
     const command = deps.commands.parse(state.prompt);
     if (command) {
@@ -139,7 +143,7 @@ async function lifecycle(
       return result(state, sessionId);
     }
     // 3.
-    if (await claimTurn(deps, state)) return result(state, sessionId);
+    if (engine.hasHooks("before_agent_reply") && (await claimTurn(deps, state))) return result(state, sessionId);
     // 4–6.
     await prepareTurn(deps, state);
     // 7.
@@ -302,7 +306,7 @@ async function agentLoop(deps: RuntimeDeps, state: RunState, depth: number): Pro
       await runToolCalls(deps, state, response.toolCalls, tools);
       continue;
     }
-    if (!(await askForRevision(deps, state))) return;
+    if (!deps.engine.hasHooks("before_agent_finalize") || !(await askForRevision(deps, state))) return;
   }
 }
 
