@@ -43,6 +43,7 @@ export function createAgentTool(
         agentType,
         ...(start.result.additionalContext ? { context: start.result.additionalContext } : {}),
       });
+      ctx.onChildRun?.(result.runId);
       await engine.emit("subagent_end", { agentType, outcome: result.outcome });
       if (result.outcome === "failed") throw new ToolError(`the sub-agent failed: ${result.error ?? "unknown error"}`);
       if (result.outcome === "cancelled") throw new ToolError("the sub-agent was cancelled");

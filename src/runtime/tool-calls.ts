@@ -53,7 +53,8 @@ async function runToolCall(
     state.emit({ type: "tool-blocked", toolCallId, toolName, message });
     return { output: message, isError: true };
   }
-  const ctx: ToolContext = { signal: state.signal, cwd: deps.config.cwd };
+  const childRuns: string[] = [];
+  const ctx: ToolContext = { signal: state.signal, cwd: deps.config.cwd, onChildRun: (id) => childRuns.push(id) };
   let params = parseInput(tool, call, ctx);
   if (params instanceof InvalidInput) return { output: params.message, isError: true };
 
@@ -103,9 +104,12 @@ async function runToolCall(
   const extra = context === undefined ? {} : { additionalContext: context };
   if (post.result.block) {
     const by = post.decidedBy as NonNullable<typeof post.decidedBy>;
+    const notice = notices.toolWithheld(toolName, by.pluginId, post.result.blockReason);
+    // A sub-agent's answer is stored in its own session too: the withheld output goes there as well.
+    for (const runId of childRuns) await deps.store.blockRun(runId, { notice, blockedBy: by.pluginId, hook: by.hook });
     await audit(deps, state, by, "block");
     return {
-      output: notices.toolWithheld(toolName, by.pluginId, post.result.blockReason),
+      output: notice,
       isError: false,
       withheld: true,
       ...extra,

@@ -6,6 +6,11 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** The project directory: relative paths resolve against it, processes start in it. */
   readonly cwd: string;
+  /**
+   * A tool that runs a sub-agent reports the child run here, so that a verdict withholding its
+   * output removes that output from the child's session too.
+   */
+  readonly onChildRun?: (runId: string) => void;
 }
 
 /**

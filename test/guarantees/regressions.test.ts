@@ -56,6 +56,49 @@ describe("found by R1", () => {
   });
 });
 
+describe("found by R1 (child-derived probe)", () => {
+  test("a sub-agent's answer the parent withholds does not stay in the sub-agent's session", async () => {
+    const canary = "CANARY-regression-child-answer";
+    const dir = mkdtempSync(join(tmpdir(), "gatehouse-regression-"));
+    try {
+      const store = await openStore({ kind: "sqlite", path: join(dir, "data", "gatehouse.db") });
+      const gatehouse = createGatehouse({
+        model: harnessModel({
+          runs: [
+            { match: "^\\[kid\\]", turns: [{ text: `kid answer WITHHOLD ${canary}` }] },
+            {
+              turns: [
+                { toolCalls: [{ name: "Agent", input: { description: "d", prompt: "[kid] go" } }] },
+                { text: "parent saw {{lastToolResult}}" },
+              ],
+            },
+          ],
+        }),
+        store,
+        subagents: true,
+        logger: captureLogger().logger,
+        config: { cwd: dir },
+        plugins: [
+          definePlugin({
+            id: "dlp",
+            setup: (api) =>
+              api.on("after_tool_call", (e) => (JSON.stringify(e.result).includes("WITHHOLD") ? { block: true } : undefined)),
+          }),
+        ],
+      });
+      const result = await gatehouse.run({ prompt: "delegate" });
+      assert.equal(result.outcome, "completed");
+      assert.match(result.reply ?? "", /withheld by a policy \(dlp\)/);
+      for (const session of await store.listSessions({ limit: 100 }))
+        assert.doesNotMatch(JSON.stringify(await store.sessionMessages(session.id)), new RegExp(canary), session.id);
+      await gatehouse.close();
+      for (const file of filesUnder(join(dir, "data"))) assert.equal(file.bytes.indexOf(canary), -1, file.path);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("found by R2", () => {
   for (const hook of ["tool_result_persist", "before_message_write"] as const) {
     test(`a malformed message from ${hook} (fail open) is discarded, not stored: the run goes on`, async () => {
