@@ -427,10 +427,17 @@ export function sessionsRm(id: string, flags: ProjectFlags, io: CommandIO): Prom
         channel: "cli" as const,
         traceparent: newTraceparent(),
       };
-      await runWithContext(context, () =>
-        gatehouse.engine.emit("session_end", { sessionId: session.id, reason: "deleted" }),
-      );
-      if (!(await store.deleteSession(session.id))) notFound(L, id);
+      // A run of this session in another process finishes first: deleting under it would
+      // leave that run writing into a session that no longer exists.
+      const lock = await store.acquireRunLock(session.id);
+      try {
+        await runWithContext(context, () =>
+          gatehouse.engine.emit("session_end", { sessionId: session.id, reason: "deleted" }),
+        );
+        if (!(await store.deleteSession(session.id))) notFound(L, id);
+      } finally {
+        await lock.release();
+      }
     } finally {
       await gatehouse.close().catch((error: unknown) => log.warn(`while closing: ${L.describe(error)}`));
     }
