@@ -20,6 +20,15 @@ Exit status:
      file, no model configured, an empty prompt, a plugin that cannot be loaded
   3  a policy hook blocked the turn (its notice is printed as the reply)`;
 
+/** `gatehouse --help`: what the statuses mean across commands; each command's --help has its own list. */
+export const PROGRAM_EXIT_CODES_HELP = `
+Exit status (each command's --help says exactly when):
+  0  done: the turn completed or a plugin answered it; the command did what it was asked
+  1  a failure: the run failed or was cancelled, an id that does not exist, a store error
+  2  bad input or configuration: a bad flag or argument, gatehouse.json, model spec, a plugin
+     that cannot be loaded, a file gatehouse init will not overwrite
+  3  a policy hook blocked the turn (its notice is printed as the reply)`;
+
 export const ENVIRONMENT_HELP = `
 Environment:
   GATEHOUSE_MODEL         model spec; --model wins over it, it wins over gatehouse.json "model"
@@ -27,4 +36,4 @@ Environment:
   GATEHOUSE_DATA_DIR      data folder instead of ./.gatehouse (--data-dir wins)
   GATEHOUSE_DATABASE_URL  store (postgres://…, memory, or a file); wins over gatehouse.json "store"
   GATEHOUSE_LOG_LEVEL     debug, info, warn (default) or error; logs go to stderr
-  NO_COLOR                no colors on stderr`;
+  NO_COLOR                no colors (they are used only on a terminal)`;

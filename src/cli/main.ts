@@ -3,7 +3,7 @@
 // what it needs (runtime, store, providers, MCP) when it runs, so `--version` and `--help` are fast.
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../version.js";
-import { ENVIRONMENT_HELP, EXIT, EXIT_CODES_HELP } from "./exit.js";
+import { ENVIRONMENT_HELP, EXIT, EXIT_CODES_HELP, PROGRAM_EXIT_CODES_HELP } from "./exit.js";
 
 const program = new Command()
   .name("gatehouse")
@@ -12,7 +12,7 @@ const program = new Command()
   // Bad flags exit 2 (commander's own default is 1, which here means a failed run).
   .exitOverride()
   .showHelpAfterError("(add --help for usage)")
-  .addHelpText("after", `${EXIT_CODES_HELP}\n${ENVIRONMENT_HELP}`);
+  .addHelpText("after", `${PROGRAM_EXIT_CODES_HELP}\n${ENVIRONMENT_HELP}`);
 
 program
   .command("run")
