@@ -140,7 +140,7 @@ const SECRET_KEY = /(api[-_]?key|token|secret|passw(or)?d|credential|authorizati
  * value of an `env` or `headers` map, and URL passwords and secret query parameters in strings.
  */
 export function masked(value: unknown, key = ""): unknown {
-  if (typeof value === "string") return SECRET_KEY.test(key) ? MASK : maskString(value);
+  if (typeof value === "string") return SECRET_KEY.test(key) && !isReference(value) ? MASK : maskString(value);
   if (Array.isArray(value)) return value.map((v) => masked(v, key));
   if (value === null || typeof value !== "object") return SECRET_KEY.test(key) && value !== null ? MASK : value;
   const out: Record<string, unknown> = {};
@@ -152,7 +152,12 @@ export function masked(value: unknown, key = ""): unknown {
 
 function maskAll(value: unknown): unknown {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return MASK;
-  return Object.fromEntries(Object.keys(value).map((k) => [k, MASK]));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isReference(v) ? v : MASK]));
+}
+
+/** `${NAME}`: a reference to an environment variable, expanded at run time. It names a secret; it is not one. */
+function isReference(value: unknown): boolean {
+  return typeof value === "string" && /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(value);
 }
 
 /** `postgres://user:****@host/db`, `https://h/x?token=****`. */

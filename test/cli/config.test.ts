@@ -16,6 +16,9 @@ const SECRETS = {
   compatibleKey: "compat-0010",
 };
 
+/** How MCP server configs refer to an environment variable, expanded when the server starts. */
+const REFERENCE = `\${MCP_TOKEN}`;
+
 const CONFIG = {
   $schema: "./schema.json",
   model: "scripted:echo",
@@ -36,7 +39,7 @@ const CONFIG = {
     ],
   },
   mcpServers: {
-    local: { command: "node", args: ["server.js"], env: { SERVICE_SETTING: SECRETS.mcpEnv } },
+    local: { command: "node", args: ["server.js"], env: { SERVICE_SETTING: SECRETS.mcpEnv, TOKEN: REFERENCE } },
     remote: { url: "https://mcp.example.com/mcp", headers: { Authorization: SECRETS.mcpHeader } },
   },
   tools: { deny: ["Bash"] },
@@ -95,7 +98,11 @@ describe("gatehouse config", { concurrency: 4 }, () => {
       apiKey: "****",
       endpoint: "https://api.example.com/v1?token=****&x=1",
     });
-    assert.deepEqual(c.mcpServers.local?.env, { SERVICE_SETTING: "****" });
+    assert.deepEqual(
+      c.mcpServers.local?.env,
+      { SERVICE_SETTING: "****", TOKEN: REFERENCE },
+      "a reference to a variable names a secret without being one",
+    );
     assert.deepEqual(c.mcpServers.remote?.headers, { Authorization: "****" });
     assert.deepEqual(c.mcpServers.local?.args, ["server.js"], "what is not secret stays readable");
     assert.deepEqual(c.environment, {
