@@ -15,55 +15,87 @@ export interface ShellCommand {
   readonly dir: string;
   /** The words of the command after any `cd … &&`. */
   readonly argv: readonly string[];
+  /** The `# …` comment at the end of the line, if any. */
+  readonly comment?: string;
   /** Index of the code block in the file, and the HTML comment right above it, if any. */
   readonly block: number;
   readonly note?: string;
 }
 
-/** Every command line of every ```sh (or ```bash, ```shell) block, in order. */
-export function shellCommands(markdown: string): ShellCommand[] {
-  const commands: ShellCommand[] = [];
-  const lines = markdown.split("\n");
-  let block = -1;
-  let inShell = false;
-  let inFence = false;
-  let note: string | undefined;
+/** A fenced code block, with the HTML comment right above it (`<!-- file: policy.ts -->`), if any. */
+export interface CodeBlock {
+  readonly index: number;
+  readonly lang: string;
+  readonly content: string;
+  readonly note?: string;
+}
+
+/** Every fenced code block of a Markdown file, in order. */
+export function codeBlocks(markdown: string): CodeBlock[] {
+  const blocks: CodeBlock[] = [];
+  let open: { lang: string; lines: string[]; note?: string } | undefined;
   let lastComment: string | undefined;
-  for (const raw of lines) {
+  for (const raw of markdown.split("\n")) {
     const fence = /^\s*```(\w*)/.exec(raw);
-    if (fence) {
-      if (inFence) {
-        inFence = false;
-        inShell = false;
-        lastComment = undefined;
-      } else {
-        inFence = true;
-        block++;
-        inShell = ["sh", "bash", "shell", "console"].includes(fence[1] ?? "");
-        note = lastComment;
-      }
-      continue;
-    }
-    if (!inFence) {
+    if (fence && open) {
+      blocks.push({
+        index: blocks.length,
+        lang: open.lang,
+        content: `${open.lines.join("\n")}\n`,
+        ...(open.note === undefined ? {} : { note: open.note }),
+      });
+      open = undefined;
+      lastComment = undefined;
+    } else if (fence) {
+      open = { lang: fence[1] ?? "", lines: [], ...(lastComment === undefined ? {} : { note: lastComment }) };
+    } else if (open) {
+      open.lines.push(raw);
+    } else {
       const comment = /^\s*<!--(.*)-->\s*$/.exec(raw);
       if (comment) lastComment = comment[1]?.trim();
       else if (raw.trim() !== "") lastComment = undefined;
-      continue;
     }
-    if (!inShell) continue;
-    const line = raw.trim();
-    if (line === "" || line.startsWith("#")) continue;
-    const inner = /^\((.*)\)$/.exec(line)?.[1] ?? line;
-    const cd = /^cd\s+(\S+)\s*&&\s*(.*)$/.exec(inner);
-    commands.push({
-      line,
-      dir: cd ? (cd[1] ?? ".") : ".",
-      argv: shellWords(cd ? (cd[2] ?? "") : inner),
-      block,
-      ...(note === undefined ? {} : { note }),
-    });
+  }
+  return blocks;
+}
+
+/** Every command line of every ```sh (or ```bash, ```shell) block, in order. */
+export function shellCommands(markdown: string): ShellCommand[] {
+  const commands: ShellCommand[] = [];
+  for (const block of codeBlocks(markdown)) {
+    if (!["sh", "bash", "shell"].includes(block.lang)) continue;
+    for (const raw of block.content.split("\n")) {
+      const { code: line, comment } = splitComment(raw.trim());
+      if (line === "") continue;
+      const inner = /^\((.*)\)$/.exec(line)?.[1] ?? line;
+      const cd = /^cd\s+(\S+)\s*&&\s*(.*)$/.exec(inner);
+      commands.push({
+        line: raw.trim(),
+        dir: cd ? (cd[1] ?? ".") : ".",
+        argv: shellWords(cd ? (cd[2] ?? "") : inner),
+        ...(comment === undefined ? {} : { comment }),
+        block: block.index,
+        ...(block.note === undefined ? {} : { note: block.note }),
+      });
+    }
   }
   return commands;
+}
+
+/** `cmd "a # b"   # note` → code `cmd "a # b"`, comment `note`: a `#` that starts a word, outside quotes. */
+export function splitComment(line: string): { code: string; comment?: string } {
+  let quote: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (quote) {
+      if (ch === "\\" && quote === '"') i++;
+      else if (ch === quote) quote = undefined;
+    } else if (ch === "'" || ch === '"') quote = ch;
+    else if (ch === "\\") i++;
+    else if (ch === "#" && (i === 0 || /\s/.test(line[i - 1] as string)))
+      return { code: line.slice(0, i).trim(), comment: line.slice(i + 1).trim() };
+  }
+  return { code: line.trim() };
 }
 
 /** Splits a command line as sh would for simple cases: quotes, backslashes, a trailing # comment. */
@@ -90,8 +122,6 @@ export function shellWords(line: string): string[] {
     } else if (/\s/.test(ch)) {
       if (word !== undefined) words.push(word);
       word = undefined;
-    } else if (ch === "#" && word === undefined) {
-      break;
     } else {
       word = (word ?? "") + ch;
     }
