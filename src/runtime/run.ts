@@ -77,19 +77,25 @@ export async function executeRun(
 /**
  * Runs of this session still "running" when we hold its run lock belong to a process that died
  * mid-run (SIGKILL, power loss). What they wrote never reached the output gates, so it goes as a
- * block would take it (fail closed): their assistant and tool messages, and those of sub-agent
- * runs they left running, give way to a notice; the user's prompt, which passed its gate, stays.
- * This also answers any tool call they left without a result, which providers reject.
+ * block would take it (fail closed): their assistant and tool messages, and those of their
+ * sub-agent runs (whose answers never passed the parent's after_tool_call, or now answer a call
+ * that is gone), give way to a notice; the user's prompt, which passed its gate, stays. This also
+ * answers any tool call they left without a result, which providers reject.
  */
 async function recoverInterruptedRuns(deps: RuntimeDeps, sessionId: string): Promise<void> {
   const { store } = deps;
   const stale = (await store.listRuns(sessionId)).filter((r) => r.status === "running");
   if (stale.length === 0) return;
+  const staleIds = new Set(stale.map((r) => r.id));
   for (const sessions = [sessionId]; sessions.length; ) {
     const children = await store.listSessions({ parentSessionId: sessions.shift() as string, limit: 10_000 });
     for (const c of children) {
       sessions.push(c.id);
-      for (const run of await store.listRuns(c.id)) if (run.status === "running") stale.push(run);
+      for (const run of await store.listRuns(c.id)) {
+        if (run.status !== "running" && !(run.parentRunId !== null && staleIds.has(run.parentRunId))) continue;
+        stale.push(run);
+        staleIds.add(run.id);
+      }
     }
   }
   for (const run of stale) {

@@ -82,7 +82,9 @@ describe("found by R1 (child-derived probe)", () => {
           definePlugin({
             id: "dlp",
             setup: (api) =>
-              api.on("after_tool_call", (e) => (JSON.stringify(e.result).includes("WITHHOLD") ? { block: true } : undefined)),
+              api.on("after_tool_call", (e) =>
+                JSON.stringify(e.result).includes("WITHHOLD") ? { block: true } : undefined,
+              ),
           }),
         ],
       });
@@ -148,7 +150,12 @@ describe("found by R3", () => {
       const store = await openStore({ kind: "sqlite", path: join(dir, "data", "gatehouse.db") });
       const session = await store.createSession({});
       const dead = await store.startRun({ sessionId: session.id });
-      await store.appendMessage({ sessionId: session.id, runId: dead.id, role: "user", parts: [{ type: "text", text: "q" }] });
+      await store.appendMessage({
+        sessionId: session.id,
+        runId: dead.id,
+        role: "user",
+        parts: [{ type: "text", text: "q" }],
+      });
       await store.appendMessage({
         sessionId: session.id,
         runId: dead.id,
@@ -158,6 +165,22 @@ describe("found by R3", () => {
           { type: "tool_call", toolCallId: "c1", toolName: "Echo", input: { text: "x" } },
         ],
       });
+      // Its sub-agent had finished: its answer never passed the parent's after_tool_call.
+      const childSession = await store.createSession({ parentSessionId: session.id });
+      const childRun = await store.startRun({ sessionId: childSession.id, depth: 1, parentRunId: dead.id });
+      await store.appendMessage({
+        sessionId: childSession.id,
+        runId: childRun.id,
+        role: "user",
+        parts: [{ type: "text", text: "sub" }],
+      });
+      await store.appendMessage({
+        sessionId: childSession.id,
+        runId: childRun.id,
+        role: "assistant",
+        parts: [{ type: "text", text: `child ${canary}` }],
+      });
+      await store.finishRun(childRun.id, "completed");
       const { logger, lines } = captureLogger();
       const gatehouse = createGatehouse({
         model: harnessModel({ runs: [{ turns: [{ text: "fine" }] }] }),
@@ -172,6 +195,7 @@ describe("found by R3", () => {
       const calls = history.flatMap((m) => m.parts.filter((p) => p.type === "tool_call"));
       assert.deepEqual(calls, [], "no tool call is left without its result");
       assert.doesNotMatch(JSON.stringify(await store.sessionMessages(session.id)), new RegExp(canary));
+      assert.doesNotMatch(JSON.stringify(await store.sessionMessages(childSession.id)), new RegExp(canary));
       assert.ok(lines.some((l) => l.includes("interrupted")));
       await gatehouse.close();
       for (const file of filesUnder(join(dir, "data"))) assert.equal(file.bytes.indexOf(canary), -1, file.path);
