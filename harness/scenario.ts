@@ -100,9 +100,8 @@ export interface GenerateOptions {
   /** Chance that a scenario configures the command-hook script (needed by ups / withhold-ptu). */
   readonly commandHookRate?: number;
   /**
-   * Also plant canaries in sub-agent answers that the parent then withholds. The child's own
-   * session keeps its answer, so this probes whether a parent's verdict reaches the child's
-   * session (see the report).
+   * Plant canaries in sub-agent answers that the parent then withholds (default true): the
+   * parent's verdict must reach the child's own session, where the answer was stored first.
    */
   readonly childDerived?: boolean;
 }
@@ -139,7 +138,7 @@ class Builder {
     private readonly options: GenerateOptions,
   ) {
     this.rng = forScenario(seed, index);
-    this.commandHooks = this.rng.chance(options.commandHookRate ?? 0.3);
+    this.commandHooks = this.rng.chance(options.commandHookRate ?? 0.2);
   }
 
   build(): Scenario {
@@ -207,9 +206,9 @@ class Builder {
   }
 
   /** One run (top-level or sub-agent): its prompt, its script, its canaries. */
-  private run(tag: string, session: number, depth: number): PlannedRun {
+  private run(tag: string, session: number, depth: number, derived?: string): PlannedRun {
     const { rng } = this;
-    const block = this.pickKind(depth);
+    const block = derived === undefined ? this.pickKind(depth) : undefined;
     const stream = depth === 0 && rng.chance(0.4);
     let prompt = `[${tag}] Please work on task ${tag}.`;
     let notice: string | undefined;
@@ -235,7 +234,8 @@ class Builder {
 
     const turns: ScriptTurn[] = [];
     const needsTool = block === "withhold-plugin" || block === "withhold-ptu";
-    const steps = Math.max(needsTool ? 1 : 0, rng.int(0, 3));
+    // A child whose answer the parent withholds answers at once: its whole run goes with the verdict.
+    const steps = derived === undefined ? Math.max(needsTool ? 1 : 0, rng.int(0, 3)) : 0;
     const withholdAt = needsTool ? rng.int(0, steps - 1) : -1;
     for (let step = 0; step < steps; step++) {
       const calls: NonNullable<ScriptTurn["toolCalls"]> = [];
@@ -244,7 +244,19 @@ class Builder {
         const id = `${tag}_${step}_${i}`;
         const roll = rng.next();
         const withhold = step === withholdAt && i === 0;
-        if (withhold || roll < 0.5) {
+        if (withhold && depth === 0 && this.options.childDerived !== false && rng.chance(0.5)) {
+          // The withheld output is a sub-agent's answer: the parent's verdict, the child's session.
+          const child = `${tag}c${this.children.length}`;
+          const kind = block as BlockKind;
+          const canary = this.target(kind, tag, `a sub-agent's answer (${child}) the parent withholds`);
+          const marker = kind === "withhold-plugin" ? MARK.withholdPlugin : MARK.withholdPtu;
+          calls.push({
+            id,
+            name: "Agent",
+            input: { description: `subtask ${child}`, prompt: `[${child}] Sub-task for ${tag}.` },
+          });
+          this.children.push(this.run(child, session, depth + 1, `${marker} ${canary}`));
+        } else if (withhold || roll < 0.5) {
           calls.push({ id, name: "Lookup", input: { key: id } });
           this.lookup[id] = this.lookupValue(tag, block, withhold);
         } else if (roll < 0.72 || depth > 0) {
@@ -261,7 +273,8 @@ class Builder {
       }
       turns.push({ ...this.assistantText(tag, block, `step ${step}`, false, depth), toolCalls: calls });
     }
-    turns.push(this.assistantText(tag, block, "final", true, depth));
+    const final = this.assistantText(tag, block, "final", true, depth);
+    turns.push(derived === undefined ? final : { text: `final of ${tag} ${derived}` });
     this.scriptRuns.push({ match: `^\\[${tag}\\]`, turns });
     return {
       tag,

@@ -1,0 +1,370 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createGatehouse } from "../src/runtime/gatehouse.js";
+import type { RunResult } from "../src/runtime/types.js";
+import type { SessionStore } from "../src/store/types.js";
+import { captureLogger, captureStdio } from "./capture.js";
+import {
+  type BlockKind,
+  DELIVERY_KINDS,
+  describeScenario,
+  generateScenario,
+  type Scenario,
+  type StoreKind,
+  type Target,
+  UPS_NOTICE,
+} from "./scenario.js";
+import { openScenarioStore, type Sink, sinkHas, textSink } from "./sinks.js";
+import { type Entry, type MarkerKind, Timeline, tapPlugin } from "./timeline.js";
+import { echoTool, harnessModel, lookupTool, policyPlugin } from "./world.js";
+
+/**
+ * R1 — canary: blocked content never persists. Each scenario runs through the real runtime on
+ * a fresh store, everything is closed, then every sink is searched for every canary.
+ */
+
+export const HOOK_SCRIPT = fileURLToPath(new URL("./hook.sh", import.meta.url));
+
+export interface Leak {
+  readonly canary: string;
+  readonly kind: BlockKind | "reason";
+  readonly where: string;
+  readonly sink: string;
+  readonly excerpt: string;
+}
+
+export interface ScenarioReport {
+  readonly scenario: Scenario;
+  readonly description: string;
+  readonly leaks: readonly Leak[];
+  /** Verdicts that did not take effect, controls the scan did not find, runs that failed. */
+  readonly failures: readonly string[];
+  readonly ms: number;
+}
+
+export interface R1Options {
+  readonly seed: number;
+  readonly scenarios: number;
+  /** First index (default 0): `--from` replays one scenario. */
+  readonly from?: number;
+  readonly stores?: readonly StoreKind[];
+  readonly postgresUrl?: string;
+  /** See GenerateOptions.childDerived (default true). */
+  readonly childDerived?: boolean;
+  readonly onScenario?: (report: ScenarioReport) => void;
+}
+
+export interface R1Figures {
+  readonly scenarios: number;
+  readonly targets: number;
+  readonly controls: number;
+  readonly leaks: number;
+  readonly failures: number;
+  readonly byStore: Readonly<Record<string, number>>;
+  readonly byKind: Readonly<Record<string, number>>;
+  readonly failed: readonly ScenarioReport[];
+  readonly ms: number;
+}
+
+export async function runR1(options: R1Options): Promise<R1Figures> {
+  const started = performance.now();
+  const stores = options.stores ?? defaultStores(options.postgresUrl);
+  const byStore: Record<string, number> = {};
+  const byKind: Record<string, number> = {};
+  const failed: ScenarioReport[] = [];
+  let targets = 0;
+  let controls = 0;
+  let leaks = 0;
+  let failures = 0;
+  const from = options.from ?? 0;
+  for (let index = from; index < from + options.scenarios; index++) {
+    const scenario = generateScenario(options.seed, index, {
+      stores,
+      ...(options.childDerived === false ? { childDerived: false } : {}),
+    });
+    const report = await runScenario(scenario, options.postgresUrl ? { postgresUrl: options.postgresUrl } : {});
+    byStore[scenario.store] = (byStore[scenario.store] ?? 0) + 1;
+    for (const t of scenario.targets) byKind[t.kind] = (byKind[t.kind] ?? 0) + 1;
+    targets += scenario.targets.length;
+    controls += scenario.controls.length;
+    leaks += report.leaks.length;
+    failures += report.failures.length;
+    if (report.leaks.length || report.failures.length) failed.push(report);
+    options.onScenario?.(report);
+  }
+  return {
+    scenarios: options.scenarios,
+    targets,
+    controls,
+    leaks,
+    failures,
+    byStore,
+    byKind,
+    failed,
+    ms: performance.now() - started,
+  };
+}
+
+/** SQLite (the byte-level one) most of the time, memory for speed, PostgreSQL when there is one. */
+export function defaultStores(postgresUrl: string | undefined): StoreKind[] {
+  return postgresUrl
+    ? ["sqlite", "sqlite", "sqlite", "memory", "postgres", "postgres"]
+    : ["sqlite", "sqlite", "sqlite", "memory"];
+}
+
+const MARKER_OF: Record<BlockKind, MarkerKind> = {
+  "prompt-gate": "prompt-block",
+  ups: "prompt-block",
+  "withhold-plugin": "withhold",
+  "withhold-ptu": "withhold",
+  "response-block": "response-block",
+  "response-rewrite": "response-rewrite",
+  "delivery-cancel": "delivery-cancel",
+  "delivery-rewrite": "delivery-rewrite",
+};
+
+const DECIDER: Partial<Record<BlockKind, string>> = {
+  "prompt-gate": "policy",
+  ups: "command-hooks",
+  "withhold-plugin": "policy",
+  "withhold-ptu": "command-hooks",
+  "response-block": "policy",
+};
+
+export interface ScenarioOptions {
+  readonly postgresUrl?: string;
+  /** For the harness's own tests: a store that misbehaves, to show the checks can fail. */
+  readonly sabotage?: (store: SessionStore) => SessionStore;
+}
+
+export async function runScenario(scenario: Scenario, options: ScenarioOptions = {}): Promise<ScenarioReport> {
+  const { postgresUrl } = options;
+  const started = performance.now();
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-r1-"));
+  const hookLog = join(dir, "hook.log");
+  writeFileSync(hookLog, "");
+  const timeline = new Timeline(hookLog);
+  const { logger, lines } = captureLogger();
+  const stdio = captureStdio();
+  const results: RunResult[] = [];
+  const errors: string[] = [];
+  const failures: string[] = [];
+  const opened = await openScenarioStore({
+    kind: scenario.store,
+    dir,
+    ...(postgresUrl ? { postgresUrl } : {}),
+    schema: `gh_r1_${process.pid}_${scenario.seed}_${scenario.index}`,
+  });
+  let audit = "";
+  try {
+    const gatehouse = createGatehouse({
+      model: harnessModel(scenario.script, (prompt) => timeline.push({ type: "model", prompt })),
+      plugins: [tapPlugin(), policyPlugin([...scenario.runs, ...scenario.children], scenario.targets)],
+      store: options.sabotage ? options.sabotage(opened.store) : opened.store,
+      tools: [lookupTool(scenario.lookup), echoTool],
+      subagents: true,
+      logger,
+      config: { cwd: dir, compaction: scenario.compaction },
+      env: { ...process.env, HOOK_LOG: hookLog },
+      ...(scenario.commandHooks ? { commandHooks: { load: { homeDir: dir, cliSettings: hookSettings() } } } : {}),
+    });
+    timeline.tap(gatehouse);
+    const sessions = new Map<number, string>();
+    for (const run of scenario.runs) {
+      const sessionId = sessions.get(run.session);
+      const input = { prompt: run.prompt, ...(sessionId ? { sessionId } : {}) };
+      try {
+        let result: RunResult;
+        if (run.stream) {
+          const stream = gatehouse.stream(input);
+          timeline.tapStream(stream);
+          for await (const _ of stream) {
+            // Events are recorded as the run pushes them.
+          }
+          result = await stream.result;
+        } else result = await gatehouse.run(input);
+        results.push(result);
+        sessions.set(run.session, result.sessionId);
+        failures.push(...checkOutcome(run, result));
+      } catch (error) {
+        errors.push(error instanceof Error ? `${error.name}: ${error.message}\n${error.stack}` : String(error));
+        failures.push(`run ${run.tag || run.prompt} threw: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    await gatehouse.engine.drain();
+    audit = JSON.stringify(await opened.store.listAudit());
+    await opened.beforeClose();
+    await gatehouse.close();
+  } finally {
+    stdio.restore();
+  }
+  const persisted = await opened.persisted();
+  const hookText = readFileSync(hookLog, "utf8");
+  await opened.dispose();
+  rmSync(dir, { recursive: true, force: true });
+
+  const leaks = check(scenario, {
+    timeline,
+    persisted,
+    logs: [textSink("log", lines.join("\n")), textSink("stdout/stderr", stdio.text())],
+    audit: textSink("audit records", audit),
+    results: textSink("run results and errors", JSON.stringify(results) + errors.join("\n")),
+    hookText,
+    failures,
+  });
+  return { scenario, description: describeScenario(scenario), leaks, failures, ms: performance.now() - started };
+}
+
+/** `--settings` JSON running the hook script on every event Gatehouse maps. */
+export function hookSettings(extra: Record<string, unknown> = {}): string {
+  const events = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Stop",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+  ];
+  const hooks = Object.fromEntries(
+    events.map((e) => [e, [{ hooks: [{ type: "command", command: "/bin/sh", args: [HOOK_SCRIPT], ...extra }] }]]),
+  );
+  return JSON.stringify({ hooks });
+}
+
+function checkOutcome(run: Scenario["runs"][number], result: RunResult): string[] {
+  const problems: string[] = [];
+  const say = (what: string) => problems.push(`run ${run.tag || run.prompt}: ${what} (got ${JSON.stringify(result)})`);
+  if (run.tag === "") {
+    if (result.outcome !== "completed") say("/compact did not complete");
+    return problems;
+  }
+  switch (run.block) {
+    case "prompt-gate":
+    case "ups":
+    case "response-block": {
+      const notice = run.block === "ups" ? UPS_NOTICE : run.notice;
+      const by = run.block === "ups" ? "command-hooks" : "policy";
+      if (result.outcome !== "blocked") say("expected outcome blocked");
+      if (result.reply !== notice) say(`expected the reply to be the notice ${notice}`);
+      if (result.blockedBy?.pluginId !== by) say(`expected the block attributed to ${by}`);
+      break;
+    }
+    case "delivery-cancel":
+      if (result.outcome !== "completed") say("expected outcome completed");
+      if (result.reply !== null) say("expected nothing delivered");
+      break;
+    default:
+      if (result.outcome !== "completed") say("expected outcome completed");
+      if (result.reply === null) say("expected a reply");
+  }
+  return problems;
+}
+
+interface Sinks {
+  readonly timeline: Timeline;
+  readonly persisted: readonly Sink[];
+  readonly logs: readonly Sink[];
+  readonly audit: Sink;
+  readonly results: Sink;
+  readonly hookText: string;
+  readonly failures: string[];
+}
+
+function excerpt(bytes: Buffer, needle: string): string {
+  const at = bytes.indexOf(needle, 0, "utf8");
+  if (at < 0) return "";
+  return bytes
+    .subarray(Math.max(0, at - 80), at + needle.length + 40)
+    .toString("utf8")
+    .replace(/[^\x20-\x7e]+/g, "·");
+}
+
+function check(scenario: Scenario, s: Sinks): Leak[] {
+  const leaks: Leak[] = [];
+  const { timeline } = s;
+  const leak = (target: { canary: string; kind: Leak["kind"]; where: string }, sink: Sink) =>
+    leaks.push({
+      canary: target.canary,
+      kind: target.kind,
+      where: target.where,
+      sink: sink.name,
+      excerpt: excerpt(sink.bytes, target.canary),
+    });
+  const scan = (target: { canary: string; kind: Leak["kind"]; where: string }, sinks: readonly Sink[]) => {
+    for (const sink of sinks) if (sinkHas(sink, target.canary)) leak(target, sink);
+  };
+  const entrySink = (e: Entry) =>
+    textSink(
+      `${e.type}${e.type === "hook" ? ` ${e.hook}` : e.type === "stream" ? ` ${e.event.type}` : ""} #${e.seq} (after the verdict)`,
+      timeline.text(e),
+    );
+
+  for (const target of scenario.targets) {
+    const all = !DELIVERY_KINDS.includes(target.kind);
+    scan(target, all ? [...s.persisted, ...s.logs, s.audit, s.results] : [...s.logs, s.audit, s.results]);
+    const marker = findMarker(timeline, target);
+    if (!marker) {
+      s.failures.push(`verdict did not take effect: ${target.kind} for ${target.where} in run ${target.runTag}`);
+      continue;
+    }
+    const decider = DECIDER[target.kind];
+    if (decider && marker.pluginId !== decider)
+      s.failures.push(`${target.kind} in run ${target.runTag} attributed to ${marker.pluginId}, expected ${decider}`);
+    for (const e of timeline.entries) {
+      if (e.seq <= marker.seq || e.type === "marker") continue;
+      const relevant = all || e.type === "stream" || (e.type === "hook" && e.hook === "message_sent");
+      if (relevant && timeline.text(e).includes(target.canary)) leak(target, entrySink(e));
+    }
+    if (all) {
+      const later = s.hookText.slice(marker.hookLogBytes).split("\n");
+      const at = later.findIndex((l) => l.includes(target.canary));
+      if (at >= 0) {
+        // A payload line starts with "{"; the lines after it are the canaries its transcript held.
+        const payload = later.slice(0, at + 1).findLast((l) => l.startsWith("{")) ?? "";
+        const event = /"hook_event_name":"(\w+)"/.exec(payload)?.[1] ?? "?";
+        const where = later[at]?.startsWith("{") ? "payload" : "transcript";
+        leak(target, textSink(`command-hook ${event} ${where} (after the verdict)`, later[at] as string));
+      }
+    }
+    if (target.replacement) {
+      const present = all ? s.persisted.some((p) => sinkHas(p, target.replacement as string)) : true;
+      if (!present)
+        s.failures.push(`rewrite of ${target.where} in run ${target.runTag}: the replacement is not in the store`);
+      if (target.inReply && !sinkHas(s.results, target.replacement))
+        s.failures.push(`rewrite of ${target.where} in run ${target.runTag}: the replacement is not in the reply`);
+    }
+    if (!all && !s.persisted.some((p) => sinkHas(p, target.canary)))
+      s.failures.push(`control: the stored answer of run ${target.runTag} (${target.kind}) was not found by the scan`);
+  }
+  for (const control of scenario.controls) {
+    if (!s.persisted.some((p) => sinkHas(p, control))) s.failures.push(`control ${control} not found by the scan`);
+  }
+  const everything = [
+    ...s.persisted,
+    ...s.logs,
+    s.audit,
+    s.results,
+    textSink("command-hook payloads", s.hookText),
+    ...timeline.entries.map((e) => textSink(`${e.type} #${e.seq}`, timeline.text(e))),
+  ];
+  for (const reason of scenario.reasons)
+    scan({ canary: reason, kind: "reason", where: "an internal reason" }, everything);
+  return leaks;
+}
+
+function findMarker(timeline: Timeline, target: Target) {
+  const runId = timeline.runIdOf(target.runTag);
+  if (runId === undefined) return undefined;
+  const kind = MARKER_OF[target.kind];
+  return timeline
+    .markers()
+    .find(
+      (m) => m.runId === runId && m.kind === kind && (kind !== "withhold" || timeline.text(m).includes(target.canary)),
+    );
+}

@@ -1,0 +1,117 @@
+/**
+ * The guarantee harness at any size:
+ *   node --import tsx harness/soak.ts [--seed N] [--scenarios N] [--only R1|R2|R3|R5|R6]
+ *     [--postgres URL] [--from INDEX] [--kills N] [--flood-mib N]
+ * Prints one line per figure; on a leak or a failure, the seed, the scenario and what leaked
+ * where. Exits 1 on any failure. `--from I --scenarios 1` replays one R1 scenario.
+ */
+import { parseArgs } from "node:util";
+import { runR1 } from "./r1.js";
+import { matrixTable, runR2 } from "./r2.js";
+import { runR3 } from "./r3.js";
+import { runR5 } from "./r5.js";
+import { runR6 } from "./r6.js";
+
+const { values } = parseArgs({
+  options: {
+    seed: { type: "string", default: String(Date.now() % 1_000_000) },
+    scenarios: { type: "string", default: "2000" },
+    from: { type: "string", default: "0" },
+    only: { type: "string" },
+    postgres: { type: "string", default: process.env.GATEHOUSE_TEST_DATABASE_URL },
+    kills: { type: "string" },
+    "flood-mib": { type: "string", default: "2048" },
+  },
+});
+const seed = Number(values.seed);
+const scenarios = Number(values.scenarios);
+const only = values.only?.toUpperCase();
+const postgresUrl = values.postgres || undefined;
+const want = (r: string) => only === undefined || only === r;
+const line = (text: string) => process.stdout.write(`${text}\n`);
+let failed = false;
+
+line(`seed ${seed}${postgresUrl ? " (with PostgreSQL)" : ""}`);
+
+if (want("R1")) {
+  const f = await runR1({
+    seed,
+    scenarios,
+    from: Number(values.from),
+    ...(postgresUrl ? { postgresUrl } : {}),
+    onScenario: (r) => {
+      if (!r.leaks.length && !r.failures.length) return;
+      line(`R1 FAILED seed ${r.scenario.seed} --from ${r.scenario.index} --scenarios 1: ${r.description}`);
+      for (const l of r.leaks) line(`  leak: ${l.kind} canary from ${l.where} found in ${l.sink}: …${l.excerpt}…`);
+      for (const f of r.failures) line(`  failure: ${f}`);
+    },
+  });
+  line(
+    `R1 scenarios run: ${f.scenarios} (${Object.entries(f.byStore)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")})`,
+  );
+  line(`R1 canaries planted: ${f.targets} blocked or rewritten, ${f.controls} controls`);
+  line(
+    `R1 by verdict: ${Object.entries(f.byKind)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}`,
+  );
+  line(`R1 leaks found: ${f.leaks}`);
+  line(`R1 other failures (verdict not applied, control not found, run failed): ${f.failures}`);
+  line(`R1 time: ${(f.ms / 1000).toFixed(1)} s`);
+  failed ||= f.leaks > 0 || f.failures > 0;
+}
+
+if (want("R2")) {
+  const f = await runR2({ seed });
+  line(matrixTable(f.cells));
+  for (const c of f.cells.filter((x) => !x.ok))
+    line(`R2 FAILED ${c.layer} ${c.hook} / ${c.fault}: ${c.problems.join("; ")}`);
+  line(`R2 matrix cells: ${f.cells.length}, failed: ${f.failed}`);
+  line(`R2 time: ${(f.ms / 1000).toFixed(1)} s`);
+  failed ||= f.failed > 0;
+}
+
+if (want("R3")) {
+  const kills = Number(values.kills ?? Math.min(1000, scenarios));
+  const f = await runR3({ seed, kills, ...(postgresUrl ? { postgresUrl } : {}) });
+  for (const r of f.failed)
+    for (const p of r.problems) line(`R3 FAILED seed ${seed} kill ${r.kill} (${r.store}, +${r.delayMs} ms): ${p}`);
+  line(`R3 crash runs (SIGKILL): ${f.kills}; runs started ${f.runsStarted}, finished ${f.runsFinished}`);
+  line(
+    `R3 runs left running by a kill: ${f.interrupted} (unchecked content stored: ${f.ungatedStored}); recovered at the next run`,
+  );
+  line(`R3 failures: ${f.failures}`);
+  line(`R3 time: ${(f.ms / 1000).toFixed(1)} s`);
+  failed ||= f.failures > 0;
+}
+
+if (want("R5")) {
+  const big = scenarios >= 1000;
+  for (const store of postgresUrl ? (["sqlite", "postgres"] as const) : (["sqlite"] as const)) {
+    const f = await runR5({
+      store,
+      ...(postgresUrl ? { postgresUrl } : {}),
+      processes: big ? 4 : 3,
+      turnsPerProcess: big ? 60 : 12,
+      concurrency: 3,
+      sessions: big ? 6 : 4,
+    });
+    for (const p of f.problems) line(`R5 FAILED (${store}): ${p}`);
+    line(
+      `R5 ${store}: ${f.turns} turns, ${f.stored} stored, ${f.lost} lost, ${f.interleaved} interleaved, ${f.overlapsWithinSession} overlapping within a session, ${f.parallelPairs} parallel pairs across sessions (${(f.ms / 1000).toFixed(1)} s)`,
+    );
+    failed ||= f.problems.length > 0;
+  }
+}
+
+if (want("R6")) {
+  const f = await runR6({ floodBytes: Number(values["flood-mib"]) * 1024 * 1024 });
+  for (const c of f.cases)
+    line(`R6 ${c.ok ? "ok" : "FAILED"}: ${c.name}: ${c.detail}${c.note ? ` (note: ${c.note})` : ""}`);
+  line(`R6 cases: ${f.cases.length}, failed: ${f.failed} (${(f.ms / 1000).toFixed(1)} s)`);
+  failed ||= f.failed > 0;
+}
+
+process.exitCode = failed ? 1 : 0;

@@ -1,0 +1,170 @@
+import { statSync } from "node:fs";
+import { HOOK_NAMES, type HookName } from "../src/hooks/index.js";
+import { currentRunContext } from "../src/hooks/run-context.js";
+import { definePlugin, type PluginDefinition } from "../src/plugins/index.js";
+import type { Gatehouse, RunStream } from "../src/runtime/gatehouse.js";
+import type { RunEvent } from "../src/runtime/types.js";
+
+/**
+ * Everything a scenario delivered, in one order: hook events (stamped when emitted, so a
+ * detached observer that runs late still counts as before a block it preceded), model calls,
+ * stream events, and a marker each time a verdict took effect. "After the block" means after
+ * that marker.
+ */
+export type MarkerKind =
+  | "prompt-block"
+  | "tool-block"
+  | "withhold"
+  | "response-block"
+  | "response-rewrite"
+  | "delivery-cancel"
+  | "delivery-rewrite";
+
+export type Entry =
+  | {
+      readonly seq: number;
+      readonly type: "hook";
+      readonly hook: HookName;
+      readonly runId: string;
+      readonly event: unknown;
+    }
+  | { readonly seq: number; readonly type: "model"; readonly prompt: unknown }
+  | { readonly seq: number; readonly type: "stream"; readonly event: RunEvent }
+  | {
+      readonly seq: number;
+      readonly type: "marker";
+      readonly kind: MarkerKind;
+      readonly hook: HookName;
+      readonly runId: string;
+      readonly pluginId: string;
+      readonly event: unknown;
+      /** Size of the command-hook payload log at the moment of the verdict. */
+      readonly hookLogBytes: number;
+    };
+
+/** An entry before it is stamped (distributes over the union). */
+export type NewEntry = Entry extends infer E ? (E extends Entry ? Omit<E, "seq"> : never) : never;
+
+type Outcome = {
+  outcome?: string;
+  by?: { pluginId: string };
+  result?: Record<string, unknown>;
+  decidedBy?: { pluginId: string };
+};
+
+export class Timeline {
+  readonly entries: Entry[] = [];
+  private readonly texts = new Map<Entry, string>();
+  private seq = 0;
+
+  constructor(private readonly hookLog?: string) {}
+
+  push(entry: NewEntry): void {
+    this.entries.push({ ...entry, seq: this.seq++ } as Entry);
+  }
+
+  /** An entry as text, computed once (events are frozen snapshots, so this is what was delivered). */
+  text(entry: Entry): string {
+    let text = this.texts.get(entry);
+    if (text === undefined) {
+      const body =
+        entry.type === "hook" || entry.type === "marker"
+          ? entry.event
+          : entry.type === "model"
+            ? entry.prompt
+            : entry.event;
+      text = JSON.stringify(body) ?? "";
+      this.texts.set(entry, text);
+    }
+    return text;
+  }
+
+  markers(): Extract<Entry, { type: "marker" }>[] {
+    return this.entries.filter((e): e is Extract<Entry, { type: "marker" }> => e.type === "marker");
+  }
+
+  /** runId of the run whose prompt starts with `[tag]` (top-level and sub-agent runs alike). */
+  runIdOf(tag: string): string | undefined {
+    const prefix = `[${tag}]`;
+    for (const e of this.entries) {
+      if (e.type !== "hook" || e.hook !== "message_received") continue;
+      const content = (e.event as { content?: unknown }).content;
+      if (typeof content === "string" && content.startsWith(prefix)) return e.runId;
+    }
+    return undefined;
+  }
+
+  /**
+   * Taps `engine.emit`: every emission is recorded when it happens, and each outcome that is a
+   * verdict (block, withhold, rewrite, cancel) adds a marker before the caller resumes.
+   */
+  tap(gatehouse: Gatehouse): void {
+    const engine = gatehouse.engine as unknown as { emit: (hook: HookName, event: unknown) => unknown };
+    const emit = engine.emit.bind(engine);
+    engine.emit = (hook, event) => {
+      const runId = currentRunContext()?.runId ?? "";
+      this.push({ type: "hook", hook, runId, event });
+      const out = emit(hook, event);
+      if (out && typeof (out as Promise<unknown>).then === "function") {
+        // Registered before the caller's await, so it runs first: the marker precedes anything the run does next.
+        (out as Promise<Outcome>).then(
+          (o) => this.verdict(hook, runId, event, o),
+          () => undefined,
+        );
+      } else if (out) this.verdict(hook, runId, event, out as Outcome);
+      return out;
+    };
+  }
+
+  /** Records stream events when the run pushes them, not when the consumer reads them. */
+  tapStream(stream: RunStream): void {
+    const channel = stream as unknown as { push: (e: RunEvent) => void };
+    const push = channel.push.bind(channel);
+    channel.push = (event) => {
+      this.push({ type: "stream", event });
+      push(event);
+    };
+  }
+
+  private verdict(hook: HookName, runId: string, event: unknown, o: Outcome | undefined): void {
+    if (!o) return;
+    const result = o.result ?? {};
+    const changed = (field: string) => {
+      const before = (event as Record<string, unknown>)[field];
+      return result[field] !== undefined && JSON.stringify(result[field]) !== JSON.stringify(before);
+    };
+    let kind: MarkerKind | undefined;
+    let pluginId = o.decidedBy?.pluginId ?? "";
+    if (hook === "before_agent_run" && o.outcome === "block") {
+      kind = "prompt-block";
+      pluginId = o.by?.pluginId ?? "";
+    } else if (hook === "before_tool_call" && result.block) kind = "tool-block";
+    else if (hook === "after_tool_call" && result.block) kind = "withhold";
+    else if (hook === "before_response_emit" && result.block) kind = "response-block";
+    else if (hook === "before_response_emit" && (changed("allContent") || changed("content")))
+      kind = "response-rewrite";
+    else if (hook === "message_sending" && result.cancel) kind = "delivery-cancel";
+    else if (hook === "message_sending" && changed("content")) kind = "delivery-rewrite";
+    if (kind === undefined) return;
+    this.push({ type: "marker", kind, hook, runId, pluginId, event, hookLogBytes: this.hookLogSize() });
+  }
+
+  private hookLogSize(): number {
+    if (!this.hookLog) return 0;
+    try {
+      return statSync(this.hookLog).size;
+    } catch {
+      return 0;
+    }
+  }
+}
+
+/** A plugin with a no-opinion handler on every hook, so that the runtime emits every event. */
+export function tapPlugin(): PluginDefinition {
+  return definePlugin({
+    id: "tap",
+    setup(api) {
+      for (const hook of HOOK_NAMES) api.on(hook, (() => undefined) as never, { priority: 1000 });
+    },
+  });
+}

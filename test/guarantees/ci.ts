@@ -1,0 +1,5 @@
+/** The guarantee suite's CI size: a fixed seed, bounded counts. `npm run soak` runs any size. */
+export const SEED = 1130;
+export const R1_SCENARIOS = 300;
+export const R3_KILLS = 50;
+export const POSTGRES_URL = process.env.GATEHOUSE_TEST_DATABASE_URL || undefined;
