@@ -14,22 +14,36 @@ export function captureLogger(): { logger: HostLogger; lines: string[] } {
   };
 }
 
+// One tap on stdout and stderr, shared by every capture open at the time (scenarios may run side
+// by side): each keeps everything written while it is open, and the streams still get it.
+const open = new Set<string[]>();
+let originals: { out: typeof process.stdout.write; err: typeof process.stderr.write } | undefined;
+
+function install(): void {
+  const saved = { out: process.stdout.write, err: process.stderr.write };
+  originals = saved;
+  const wrap = (original: typeof process.stdout.write, stream: NodeJS.WriteStream) =>
+    ((chunk: unknown, ...rest: unknown[]) => {
+      const text = typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8");
+      for (const chunks of open) chunks.push(text);
+      return (original as (...args: unknown[]) => boolean).call(stream, chunk, ...rest);
+    }) as typeof process.stdout.write;
+  process.stdout.write = wrap(saved.out, process.stdout);
+  process.stderr.write = wrap(saved.err, process.stderr);
+}
+
 /** Keeps a copy of everything written to stdout and stderr (and still writes it) until restored. */
 export function captureStdio(): { text(): string; restore(): void } {
   const chunks: string[] = [];
-  const originals = { out: process.stdout.write, err: process.stderr.write };
-  const wrap = (original: typeof process.stdout.write, stream: NodeJS.WriteStream) =>
-    ((chunk: unknown, ...rest: unknown[]) => {
-      chunks.push(typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8"));
-      return (original as (...args: unknown[]) => boolean).call(stream, chunk, ...rest);
-    }) as typeof process.stdout.write;
-  process.stdout.write = wrap(originals.out, process.stdout);
-  process.stderr.write = wrap(originals.err, process.stderr);
+  if (open.size === 0) install();
+  open.add(chunks);
   return {
     text: () => chunks.join(""),
     restore: () => {
+      if (!open.delete(chunks) || open.size > 0 || !originals) return;
       process.stdout.write = originals.out;
       process.stderr.write = originals.err;
+      originals = undefined;
     },
   };
 }

@@ -51,6 +51,8 @@ export interface R1Options {
   readonly from?: number;
   readonly stores?: readonly StoreKind[];
   readonly postgresUrl?: string;
+  /** Scenarios run at once (default 4). */
+  readonly concurrency?: number;
   /** See GenerateOptions.childDerived (default true). */
   readonly childDerived?: boolean;
   readonly onScenario?: (report: ScenarioReport) => void;
@@ -79,21 +81,28 @@ export async function runR1(options: R1Options): Promise<R1Figures> {
   let leaks = 0;
   let failures = 0;
   const from = options.from ?? 0;
-  for (let index = from; index < from + options.scenarios; index++) {
-    const scenario = generateScenario(options.seed, index, {
-      stores,
-      ...(options.childDerived === false ? { childDerived: false } : {}),
-    });
-    const report = await runScenario(scenario, options.postgresUrl ? { postgresUrl: options.postgresUrl } : {});
-    byStore[scenario.store] = (byStore[scenario.store] ?? 0) + 1;
-    for (const t of scenario.targets) byKind[t.kind] = (byKind[t.kind] ?? 0) + 1;
-    targets += scenario.targets.length;
-    controls += scenario.controls.length;
-    leaks += report.leaks.length;
-    failures += report.failures.length;
-    if (report.leaks.length || report.failures.length) failed.push(report);
-    options.onScenario?.(report);
-  }
+  let next = from;
+  // Scenarios run side by side (each with its own runtime, store and folder): most of a
+  // scenario's time is spent waiting on files, processes and PostgreSQL.
+  const lane = async () => {
+    for (let index = next++; index < from + options.scenarios; index = next++) {
+      const scenario = generateScenario(options.seed, index, {
+        stores,
+        ...(options.childDerived === false ? { childDerived: false } : {}),
+      });
+      const report = await runScenario(scenario, options.postgresUrl ? { postgresUrl: options.postgresUrl } : {});
+      byStore[scenario.store] = (byStore[scenario.store] ?? 0) + 1;
+      for (const t of scenario.targets) byKind[t.kind] = (byKind[t.kind] ?? 0) + 1;
+      targets += scenario.targets.length;
+      controls += scenario.controls.length;
+      leaks += report.leaks.length;
+      failures += report.failures.length;
+      if (report.leaks.length || report.failures.length) failed.push(report);
+      options.onScenario?.(report);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, lane));
+  failed.sort((a, b) => a.scenario.index - b.scenario.index);
   return {
     scenarios: options.scenarios,
     targets,
