@@ -15,7 +15,7 @@ import type { PluginDefinition } from "../plugins/define.js";
 import { type HostLogger, PluginHost } from "../plugins/host.js";
 import { openStore, resolveStoreOptions, type StoreOptions } from "../store/index.js";
 import type { SessionStore } from "../store/types.js";
-import { connectMcpServers, type McpConnection, type McpLogger } from "../tools/mcp.js";
+import type { McpConnection, McpLogger } from "../tools/mcp.js";
 import type { McpServersConfig } from "../tools/mcp-config.js";
 import type { Tool } from "../tools/types.js";
 import type { ModelResolver, ResolvedModel, RuntimeConfig, RuntimeDeps } from "./deps.js";
@@ -154,6 +154,8 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
           );
     const tools = new Map<string, Tool>((options.tools ?? []).map((t) => [t.name, t]));
     if (options.mcpServers && Object.keys(options.mcpServers).length) {
+      // The MCP SDK (and its ajv, zod-to-json-schema, eventsource…) loads only when servers are configured.
+      const { connectMcpServers } = await import("../tools/mcp.js");
       mcp = await connectMcpServers(options.mcpServers, { cwd: config.cwd, logger: mcpLogger(logger) });
       for (const d of mcp.diagnostics) logger.warn(`MCP server "${d.server}": ${d.message}`);
       for (const tool of mcp.tools) tools.set(tool.name, tool);
