@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { createJiti } from "jiti";
+import type { Jiti } from "jiti";
 import type { HookEngine } from "../hooks/engine.js";
 import type { Diagnostic, RegistrationRequest } from "../hooks/registry.js";
 import { describeError, sanitizeLogLine } from "../hooks/sanitize.js";
@@ -50,15 +50,14 @@ export class PluginHost {
   /** Slash commands by name, with the plugin that added them. */
   readonly commands = new Map<string, PluginCommand & { readonly pluginId: string }>();
   private readonly problems: Diagnostic[] = [];
-  private readonly jiti;
+  /** Created on the first plugin import: most runs configure no plugins and never load jiti. */
+  private jiti: Jiti | undefined;
   private generation = 0;
 
   constructor(
     private readonly engine: HookEngine,
     private readonly options: { readonly cwd: string; readonly logger: HostLogger },
-  ) {
-    this.jiti = createJiti(resolve(options.cwd, "gatehouse.plugins.js"), { moduleCache: false, fsCache: false });
-  }
+  ) {}
 
   /** Every refusal and error so far, as `gatehouse plugins inspect` lists them. */
   get diagnostics(): readonly Diagnostic[] {
@@ -217,10 +216,21 @@ export class PluginHost {
    * cached by URL for the life of the process, so a reload imports them under a new query.
    */
   private async importFresh(specifier: string): Promise<unknown> {
-    const file = isAbsolute(specifier) ? specifier : fileURLToPath(this.jiti.esmResolve(specifier));
-    if (/\.[mc]?ts$/.test(file)) return this.jiti.import(file);
+    const file = isAbsolute(specifier) ? specifier : fileURLToPath((await this.loader()).esmResolve(specifier));
+    if (/\.[mc]?ts$/.test(file)) return (await this.loader()).import(file);
     const url = pathToFileURL(file).href;
     return import(this.generation++ === 0 ? url : `${url}?gatehouse-reload=${this.generation}`);
+  }
+
+  private async loader(): Promise<Jiti> {
+    if (!this.jiti) {
+      const { createJiti } = await import("jiti");
+      this.jiti ??= createJiti(resolve(this.options.cwd, "gatehouse.plugins.js"), {
+        moduleCache: false,
+        fsCache: false,
+      });
+    }
+    return this.jiti;
   }
 
   /** A plugin that could not be loaded is listed as failed, unless an earlier version still runs. */
