@@ -1,6 +1,8 @@
 import { homedir } from "node:os";
 import { text } from "node:stream/consumers";
-import { formatDiagnostic, loadCommandHookSources } from "../command-hooks/index.js";
+// Not the command-hooks barrel: the dispatcher and executor load with the runtime, only when a hook is configured.
+import { formatDiagnostic } from "../command-hooks/diagnostics.js";
+import { loadCommandHookSources } from "../command-hooks/sources.js";
 import { MODEL_ENV, type ResolvedSettings } from "../config/index.js";
 import type { GatehouseConfig } from "../config/schema.js";
 import { ModelSpecError } from "../models/errors.js";

@@ -1,7 +1,6 @@
 import { homedir } from "node:os";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { formatDiagnostic } from "../command-hooks/diagnostics.js";
-import { createCommandHooksPlugin } from "../command-hooks/plugin.js";
 import {
   type ConfiguredHandler,
   type LoadCommandHookSourcesOptions,
@@ -133,6 +132,8 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     if (options.pluginEntries) await plugins.load(options.pluginEntries, config.cwd);
     const commandHandlers = loadCommandHooks(options, config.cwd, logger);
     if (commandHandlers.length) {
+      // The dispatcher, executor and protocol schemas load only when some command hook is configured.
+      const { createCommandHooksPlugin } = await import("../command-hooks/plugin.js");
       const bound = createCommandHooksPlugin({
         handlers: commandHandlers,
         store: () => store as SessionStore,
