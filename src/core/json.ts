@@ -1,12 +1,17 @@
-import {
-  findNodeAtLocation,
-  type Node,
-  type ParseError,
-  type ParseErrorCode,
-  parseTree,
-  printParseErrorCode,
-  visit,
-} from "jsonc-parser";
+import { createRequire } from "node:module";
+import type { Node, ParseError, ParseErrorCode } from "jsonc-parser";
+
+type JsoncParser = typeof import("jsonc-parser");
+let loaded: JsoncParser | undefined;
+/**
+ * jsonc-parser, loaded on first use: it is needed only when `JSON.parse` fails or a config
+ * problem is located, so reading a valid file (or none) does not pay for loading it. Its
+ * package is CommonJS, so `require` gives the same module an `import` would, synchronously.
+ */
+function jsonc(): JsoncParser {
+  loaded ??= createRequire(import.meta.url)("jsonc-parser") as JsoncParser;
+  return loaded;
+}
 
 /**
  * JSON text as users write it in config files: `JSON.parse` decides what is valid (so exactly
@@ -48,6 +53,7 @@ export function locateJsonPath(text: string, path: readonly (string | number)[])
   const body = withoutBom(text);
   const errors: ParseError[] = [];
   let node: Node | undefined;
+  const { parseTree } = jsonc();
   try {
     node = parseTree(body, errors, STRICT);
   } catch {
@@ -72,7 +78,7 @@ function childAt(node: Node, segment: string | number): Node | undefined {
     const property = node.children?.findLast((p) => p.children?.[0]?.value === segment);
     return property?.children?.[1];
   }
-  return node.type === "array" && typeof segment === "number" ? findNodeAtLocation(node, [segment]) : undefined;
+  return node.type === "array" && typeof segment === "number" ? jsonc().findNodeAtLocation(node, [segment]) : undefined;
 }
 
 const STRICT = { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false } as const;
@@ -120,6 +126,7 @@ function firstError(text: string): Found | undefined {
   };
   const afterValue = () => read(cx.open.length === 0 ? "end" : "next");
   let found: Found | undefined;
+  const { visit } = jsonc();
   try {
     visit(
       text,
@@ -163,7 +170,7 @@ function describe(text: string, code: ParseErrorCode, offset: number, length: nu
   const at = (message: string): Found => ({ offset, message });
   const unexpected = offset >= text.length ? "unexpected end of file" : `unexpected character ${shown(text, offset)}`;
   const char = text[offset];
-  switch (printParseErrorCode(code)) {
+  switch (jsonc().printParseErrorCode(code)) {
     case "InvalidCommentToken":
     case "UnexpectedEndOfComment":
       return at("comments are not allowed in JSON");
