@@ -56,14 +56,28 @@ program
     }
   });
 
-(await import("./hooks.js")).registerHooksCommand(program);
-(await import("./chat.js")).registerChatCommand(program);
-
-(await import("./sessions.js")).registerSessionsCommand(program);
-(await import("./audit.js")).registerAuditCommand(program);
-(await import("./plugins.js")).registerPluginsCommand(program);
-(await import("./config.js")).registerConfigCommand(program);
-(await import("./init.js")).registerInitCommand(program);
+/** The other commands, in `--help` order; each module is loaded only to register its command. */
+const COMMANDS: Record<string, () => Promise<void>> = {
+  hooks: async () => (await import("./hooks.js")).registerHooksCommand(program),
+  chat: async () => (await import("./chat.js")).registerChatCommand(program),
+  sessions: async () => (await import("./sessions.js")).registerSessionsCommand(program),
+  audit: async () => (await import("./audit.js")).registerAuditCommand(program),
+  plugins: async () => (await import("./plugins.js")).registerPluginsCommand(program),
+  config: async () => (await import("./config.js")).registerConfigCommand(program),
+  init: async () => (await import("./init.js")).registerInitCommand(program),
+};
+// The program has no options but --version and --help, so a command is the first argument. When
+// it names one, only that command is registered (`run` always is); `--version` as the first
+// argument is answered before any command is looked at. Anything else (`--help`, `help`, no
+// command, an unknown one for commander to suggest from) registers them all.
+const first = process.argv[2];
+const wanted =
+  first === "run" || first === "-v" || first === "--version"
+    ? []
+    : first !== undefined && Object.hasOwn(COMMANDS, first)
+      ? [first]
+      : Object.keys(COMMANDS);
+for (const name of wanted) await COMMANDS[name]?.();
 
 // A reader that went away (`gatehouse run … | head -1`) is not an error worth a stack trace.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
