@@ -16,7 +16,7 @@ import {
   type Target,
   UPS_NOTICE,
 } from "./scenario.js";
-import { openScenarioStore, type Sink, sinkHas, textSink } from "./sinks.js";
+import { dropSchema, openScenarioStore, type Sink, sinkHas, textSink } from "./sinks.js";
 import { type Entry, type MarkerKind, Timeline, tapPlugin } from "./timeline.js";
 import { echoTool, harnessModel, lookupTool, policyPlugin } from "./world.js";
 
@@ -84,13 +84,19 @@ export async function runR1(options: R1Options): Promise<R1Figures> {
   let next = from;
   // Scenarios run side by side (each with its own runtime, store and folder): most of a
   // scenario's time is spent waiting on files, processes and PostgreSQL.
-  const lane = async () => {
+  const schemas: string[] = [];
+  const lane = async (k: number) => {
+    const postgresSchema = `gh_r1_${process.pid}_${options.seed}_lane${k}`;
+    schemas.push(postgresSchema);
     for (let index = next++; index < from + options.scenarios; index = next++) {
       const scenario = generateScenario(options.seed, index, {
         stores,
         ...(options.childDerived === false ? { childDerived: false } : {}),
       });
-      const report = await runScenario(scenario, options.postgresUrl ? { postgresUrl: options.postgresUrl } : {});
+      const report = await runScenario(
+        scenario,
+        options.postgresUrl ? { postgresUrl: options.postgresUrl, postgresSchema } : {},
+      );
       byStore[scenario.store] = (byStore[scenario.store] ?? 0) + 1;
       for (const t of scenario.targets) byKind[t.kind] = (byKind[t.kind] ?? 0) + 1;
       targets += scenario.targets.length;
@@ -101,7 +107,12 @@ export async function runR1(options: R1Options): Promise<R1Figures> {
       options.onScenario?.(report);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, lane));
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, (_, k) => lane(k)));
+  } finally {
+    const url = options.postgresUrl;
+    if (url) await Promise.all(schemas.map((schema) => dropSchema(url, schema).catch(() => undefined)));
+  }
   failed.sort((a, b) => a.scenario.index - b.scenario.index);
   return {
     scenarios: options.scenarios,
@@ -118,9 +129,7 @@ export async function runR1(options: R1Options): Promise<R1Figures> {
 
 /** SQLite (the byte-level one) most of the time, memory for speed, PostgreSQL when there is one. */
 export function defaultStores(postgresUrl: string | undefined): StoreKind[] {
-  return postgresUrl
-    ? ["sqlite", "sqlite", "sqlite", "memory", "postgres", "postgres"]
-    : ["sqlite", "sqlite", "sqlite", "memory"];
+  return postgresUrl ? ["sqlite", "sqlite", "sqlite", "memory", "postgres"] : ["sqlite", "sqlite", "sqlite", "memory"];
 }
 
 const MARKER_OF: Record<BlockKind, MarkerKind> = {
@@ -144,6 +153,8 @@ const DECIDER: Partial<Record<BlockKind, string>> = {
 
 export interface ScenarioOptions {
   readonly postgresUrl?: string;
+  /** A PostgreSQL schema to use and leave emptied (one per lane); default: one of its own, dropped after. */
+  readonly postgresSchema?: string;
   /** For the harness's own tests: a store that misbehaves, to show the checks can fail. */
   readonly sabotage?: (store: SessionStore) => SessionStore;
 }
@@ -164,7 +175,8 @@ export async function runScenario(scenario: Scenario, options: ScenarioOptions =
     kind: scenario.store,
     dir,
     ...(postgresUrl ? { postgresUrl } : {}),
-    schema: `gh_r1_${process.pid}_${scenario.seed}_${scenario.index}`,
+    schema: options.postgresSchema ?? `gh_r1_${process.pid}_${scenario.seed}_${scenario.index}`,
+    reuseSchema: options.postgresSchema !== undefined,
   });
   let audit = "";
   try {

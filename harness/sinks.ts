@@ -67,6 +67,8 @@ export interface StoreSetup {
   readonly postgresUrl?: string;
   /** A schema of its own (PostgreSQL). */
   readonly schema?: string;
+  /** Keep the schema (emptied) for the next scenario instead of dropping it: migrations are slow. */
+  readonly reuseSchema?: boolean;
 }
 
 export async function openScenarioStore(setup: StoreSetup): Promise<OpenedStore> {
@@ -113,7 +115,7 @@ export async function openScenarioStore(setup: StoreSetup): Promise<OpenedStore>
       ...(await postgresRows(url, schema)),
       ...filesUnder(join(setup.dir, "data")).map((f) => ({ name: f.path, bytes: f.bytes })),
     ],
-    dispose: () => dropSchema(url, schema),
+    dispose: () => (setup.reuseSchema ? emptySchema(url, schema) : dropSchema(url, schema)),
   };
 }
 
@@ -163,6 +165,18 @@ export function postgresRows(url: string, schema: string): Promise<Sink[]> {
       sinks.push(textSink(`postgres ${schema}.${table_name}`, rows.rows.map((r) => r.row).join("\n")));
     }
     return sinks;
+  });
+}
+
+/** Every table of the schema emptied, in one statement; the migrations stay applied. */
+export function emptySchema(url: string, schema: string): Promise<void> {
+  return withPg(url, async (client) => {
+    const tables = await client.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_name <> 'schema_migrations'",
+      [schema],
+    );
+    if (tables.rows.length)
+      await client.query(`TRUNCATE ${tables.rows.map((t) => `${schema}."${t.table_name}"`).join(", ")} CASCADE`);
   });
 }
 
