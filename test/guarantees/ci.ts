@@ -1,3 +1,8 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { runR1 } from "../../harness/r1.js";
+import { BLOCK_KINDS } from "../../harness/scenario.js";
+
 /**
  * The guarantee suite's CI size: a fixed seed, bounded counts (`npm run soak` runs any size).
  * `npm test` gives each test file 120 s (its --test-timeout applies per file): these sizes keep
@@ -7,3 +12,29 @@ export const SEED = 1130;
 export const R1_SCENARIOS = 300;
 export const R3_KILLS = 50;
 export const POSTGRES_URL = process.env.GATEHOUSE_TEST_DATABASE_URL || undefined;
+
+/** R1 scenarios [from, from + count) of the CI seed, as one test: no leak, every verdict applied, every control found. */
+export function r1Part(from: number, count: number): void {
+  test(`scenarios ${from}–${from + count - 1} (seed ${SEED}): no leak, every verdict applied, every control found`, async (t) => {
+    const f = await runR1({
+      seed: SEED,
+      from,
+      scenarios: count,
+      ...(POSTGRES_URL ? { postgresUrl: POSTGRES_URL } : {}),
+    });
+    t.diagnostic(
+      `R1: ${f.scenarios} scenarios, ${f.targets} canaries blocked or rewritten, ${f.controls} controls, ${f.leaks} leaks, ${f.failures} other failures, ${(f.ms / 1000).toFixed(1)} s`,
+    );
+    t.diagnostic(`R1 stores: ${JSON.stringify(f.byStore)}; verdicts: ${JSON.stringify(f.byKind)}`);
+    const report = f.failed.flatMap((r) => [
+      `replay: npm run soak -- --only R1 --seed ${SEED} --from ${r.scenario.index} --scenarios 1`,
+      `  ${r.description}`,
+      ...r.leaks.map((l) => `  leak: ${l.kind} canary from ${l.where} in ${l.sink}: …${l.excerpt}…`),
+      ...r.failures.map((x) => `  failure: ${x}`),
+    ]);
+    assert.equal(f.leaks + f.failures, 0, report.join("\n"));
+    for (const kind of BLOCK_KINDS) assert.ok((f.byKind[kind] ?? 0) > 0, `no scenario planted a ${kind} canary`);
+    for (const store of POSTGRES_URL ? ["sqlite", "memory", "postgres"] : ["sqlite", "memory"])
+      assert.ok((f.byStore[store] ?? 0) > 0, `no scenario ran on ${store}`);
+  });
+}

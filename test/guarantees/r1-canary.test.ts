@@ -1,32 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { runR1, runScenario } from "../../harness/r1.js";
-import { BLOCK_KINDS, describeScenario, generateScenario } from "../../harness/scenario.js";
+import { runScenario } from "../../harness/r1.js";
+import { describeScenario, generateScenario } from "../../harness/scenario.js";
 import type { SessionStore } from "../../src/store/types.js";
-import { POSTGRES_URL, R1_SCENARIOS, SEED } from "./ci.js";
+import { R1_SCENARIOS, r1Part, SEED } from "./ci.js";
 
 describe("R1 — canary: blocked content never persists", () => {
-  test(`${R1_SCENARIOS} scenarios (seed ${SEED}): no leak, every verdict applied, every control found`, async (t) => {
-    const f = await runR1({
-      seed: SEED,
-      scenarios: R1_SCENARIOS,
-      ...(POSTGRES_URL ? { postgresUrl: POSTGRES_URL } : {}),
-    });
-    t.diagnostic(
-      `R1: ${f.scenarios} scenarios, ${f.targets} canaries blocked or rewritten, ${f.controls} controls, ${f.leaks} leaks, ${f.failures} other failures, ${(f.ms / 1000).toFixed(1)} s`,
-    );
-    t.diagnostic(`R1 stores: ${JSON.stringify(f.byStore)}; verdicts: ${JSON.stringify(f.byKind)}`);
-    const report = f.failed.flatMap((r) => [
-      `replay: npm run soak -- --only R1 --seed ${SEED} --from ${r.scenario.index} --scenarios 1`,
-      `  ${r.description}`,
-      ...r.leaks.map((l) => `  leak: ${l.kind} canary from ${l.where} in ${l.sink}: …${l.excerpt}…`),
-      ...r.failures.map((x) => `  failure: ${x}`),
-    ]);
-    assert.equal(f.leaks + f.failures, 0, report.join("\n"));
-    for (const kind of BLOCK_KINDS) assert.ok((f.byKind[kind] ?? 0) > 0, `no scenario planted a ${kind} canary`);
-    for (const store of POSTGRES_URL ? ["sqlite", "memory", "postgres"] : ["sqlite", "memory"])
-      assert.ok((f.byStore[store] ?? 0) > 0, `no scenario ran on ${store}`);
-  });
+  // The CI size is split over two files (this one and r1-canary-2), each within npm test's per-file timeout.
+  r1Part(0, R1_SCENARIOS / 2);
 
   test("the checks can fail: a store whose scrubs do nothing leaks, and the report says where", async () => {
     let index = 0;
