@@ -1,6 +1,6 @@
 /**
  * The guarantee harness at any size:
- *   node --import tsx harness/soak.ts [--seed N] [--scenarios N] [--only R1|R2|R3|R5|R6]
+ *   node --import tsx harness/soak.ts [--seed N] [--scenarios N] [--only R1|R2|R3|R4|R5|R6]
  *     [--postgres URL] [--from INDEX] [--kills N] [--flood-mib N]
  * Prints one line per figure; on a leak or a failure, the seed, the scenario and what leaked
  * where. Exits 1 on any failure. `--from I --scenarios 1` replays one R1 scenario.
@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { runR1 } from "./r1.js";
 import { matrixTable, runR2 } from "./r2.js";
 import { runR3 } from "./r3.js";
+import { runR4 } from "./r4.js";
 import { runR5 } from "./r5.js";
 import { runR6 } from "./r6.js";
 
@@ -85,6 +86,22 @@ if (want("R3")) {
   line(`R3 failures: ${f.failures}`);
   line(`R3 time: ${(f.ms / 1000).toFixed(1)} s`);
   failed ||= f.failures > 0;
+}
+
+if (want("R4")) {
+  // The corpus is data, not random: every case runs at any size.
+  const f = await runR4({ seed, concurrency: 4 });
+  for (const r of f.failed) line(`R4 FAILED [${r.case.family}] ${r.case.name}: ${r.problems.join("; ")}`);
+  for (const r of f.results.filter((x) => !x.ok && x.case.todo))
+    line(`R4 todo [${r.case.family}] ${r.case.name}: ${r.case.todo}`);
+  line(
+    `R4 by family: ${Object.entries(f.byFamily)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}`,
+  );
+  line(`R4 bad input: ${f.cases} cases, ${f.passed} passed, ${f.todo} todo, ${f.failed.length} failed`);
+  line(`R4 time: ${(f.ms / 1000).toFixed(1)} s`);
+  failed ||= f.failed.length > 0;
 }
 
 if (want("R5")) {

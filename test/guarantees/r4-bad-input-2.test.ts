@@ -1,0 +1,6 @@
+import { describe } from "node:test";
+import { r4Part } from "./r4-part.js";
+
+describe("R4 — bad input (2 of 3)", () => {
+  r4Part(1);
+});
