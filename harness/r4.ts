@@ -237,11 +237,6 @@ function syntaxMutations(text: string, seed: number): [string, string | Buffer][
 
 const OVERSIZE = 20 * 1024 * 1024;
 
-const LOWERCASE_EVENT_TODO =
-  'gatehouse.json hooks: an event name starting in lower case is skipped without a word (src/command-hooks/sources.ts calls such keys "engine settings", yet the schema accepts any matcher-group array there), so a misspelt `preToolUse` guard is silently off and run exits 0; in settings.json the same key is an error. Needs a decision, not a quick fix';
-const PLUGIN_REGISTRATION_TODO =
-  "a plugin whose setup registers an unknown hook or a non-function handler is logged as an error, but the plugin counts as loaded and the run goes on (exit 0) without that guard";
-
 /** Union-typed fields (a string or an object): zod reports the union, not the member's field. */
 const UNION_FIELDS = /^(runs\[1\]\.turns\[1\]\.error)\..*$/;
 
@@ -397,7 +392,6 @@ export function r4Corpus(seed = 1130): R4Case[] {
       files: { "gatehouse.json": pretty(setAt(BASE_CONFIG, ["hooks", e], BASE_CONFIG.hooks.PreToolUse)) },
       file: "gatehouse.json",
       field: "hooks",
-      ...(/^[a-z]/.test(e) ? { todo: LOWERCASE_EVENT_TODO } : {}),
     });
     add({
       family: "hooks: bad matcher or event",
@@ -562,12 +556,10 @@ export function r4Corpus(seed = 1130): R4Case[] {
   plugin(
     "registers an unknown hook",
     `export default { id: "base", setup(api) { api.on("before_agent_rum", () => ({ outcome: "pass" })); } };\n`,
-    PLUGIN_REGISTRATION_TODO,
   );
   plugin(
     "registers a non-function handler",
     `export default { id: "base", setup(api) { api.on("before_agent_run", 42); } };\n`,
-    PLUGIN_REGISTRATION_TODO,
   );
   plugin("imports a missing module", `import "./does-not-exist.mjs";\nexport default { id: "base", setup() {} };\n`);
   plugin("binary bytes", Buffer.from(Array.from({ length: 512 }, (_, i) => (i * 37) % 256)).toString("latin1"));

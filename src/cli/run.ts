@@ -237,13 +237,20 @@ async function start(gatehouse: Gatehouse, settings: ResolvedSettings): Promise<
     }
     throw new Stop(EXIT.failed, `cannot start: ${describe(error)}`);
   }
-  // The host already logged each problem. A policy plugin that did not load must not be
-  // silently missing from the run: refuse to run without it.
-  const missing = gatehouse.plugins.diagnostics.filter((d) => PLUGIN_NOT_LOADED.has(d.code));
-  if (missing.length > 0) {
-    const ids = [...new Set(missing.map((d) => d.pluginId))];
+  // The host already logged each problem. A policy plugin that did not load, or registered a
+  // handler that cannot run (an unknown hook, a bad matcher), must not be silently missing from
+  // the run: refuse to run without it. Permission refusals are warnings and do not stop the run.
+  const broken = gatehouse.plugins.diagnostics.filter((d) => d.level === "error");
+  if (broken.length > 0) {
+    // Name each plugin's file too, so the operator knows where to look.
+    const sources = new Map(gatehouse.plugins.list().map((p) => [p.id, p.source]));
+    const ids = [...new Set(broken.map((d) => d.pluginId))].map((id) => {
+      const source = sources.get(id);
+      return source && source !== "code" && source !== id ? `${id} (${source})` : id;
+    });
     const what = ids.length === 1 ? `plugin ${ids[0]} was` : `plugins ${ids.join(", ")} were`;
-    throw new Stop(EXIT.usage, `${what} not loaded; not running without the configured plugins`);
+    const how = broken.every((d) => PLUGIN_NOT_LOADED.has(d.code)) ? "not loaded" : "not loaded as configured";
+    throw new Stop(EXIT.usage, `${what} ${how}; not running without the configured plugins`);
   }
 }
 

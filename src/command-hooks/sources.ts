@@ -33,7 +33,7 @@ export interface LoadCommandHookSourcesOptions {
   projectDir: string;
   /** Injected so tests (and `--home`) never read the real one. */
   homeDir: string;
-  /** gatehouse.json's `hooks` block. Keys starting with a lowercase letter are engine settings and skipped. */
+  /** gatehouse.json's `hooks` block (operator hook timeouts live in `hookTimeouts`, not here). */
   configHooks?: { file: string; hooks?: unknown; disableAllHooks?: unknown };
   /** `--settings FILE|JSON`: inline JSON when it starts with `{`, else a path. */
   cliSettings?: string;
@@ -195,7 +195,6 @@ function loadSource(
   const out: ConfiguredHandler[] = [];
   for (const [eventName, groups] of Object.entries(block)) {
     const eventPath = joinPath(base, eventName);
-    if (src.name === "config" && /^[a-z]/.test(eventName)) continue;
     if (dialect === "code-puppy" && eventName.startsWith("_")) continue;
     if (!isCommandHookEvent(eventName)) {
       if (FOREIGN_CLAUDE_EVENTS.includes(eventName)) {

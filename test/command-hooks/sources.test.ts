@@ -176,17 +176,19 @@ describe("command-hook sources", () => {
     );
   });
 
-  test("the config source skips engine settings (lowercase keys) in gatehouse.json's hooks block", () => {
+  test("a lowercase key in gatehouse.json's hooks block is an unknown event, not silently skipped", () => {
     const d = setup();
     const r = loadCommandHookSources({
       ...base(d),
       configHooks: {
         file: "gatehouse.json",
-        hooks: { timeoutMs: 5000, timeouts: { before_tool_call: 100 }, Stop: [{ hooks: [cmd("x")] }] },
+        hooks: { preToolUse: [{ hooks: [cmd("x")] }], Stop: [{ hooks: [cmd("y")] }] },
       },
     });
-    assert.deepEqual(r.diagnostics, []);
     assert.equal(r.handlers.length, 1);
+    assert.equal(r.diagnostics.length, 1);
+    assert.equal(r.diagnostics[0]?.level, "error");
+    assert.match(r.diagnostics[0]?.message ?? "", /unknown event "preToolUse"/);
   });
 
   test("other settings keys of a Claude Code file are left alone", () => {
