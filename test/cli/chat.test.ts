@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { stripVTControlCharacters } from "node:util";
 import { approverSlot, type ChatSessionOptions, type ChatSummary, chatSession } from "../../src/cli/chat.js";
 import { createScriptedModel, type ScriptInput } from "../../src/models/index.js";
@@ -12,7 +12,7 @@ import { createGatehouse, type Gatehouse, type RunStream } from "../../src/runti
 import type { Approver, RunInput, RunResult } from "../../src/runtime/types.js";
 import { openSqliteStore } from "../../src/store/index.js";
 import { echoTool } from "../runtime/helpers.js";
-import { gatehouse, project } from "./helpers.js";
+import { gatehouse, tempProjects } from "./helpers.js";
 
 const SECRET = "INTERNAL-REASON-7f3a: user matched rule 12";
 const NOTICE = "This request is not allowed here.";
@@ -52,13 +52,7 @@ async function userTexts(cwd: string, sessionId: string): Promise<string[]> {
 }
 
 describe("gatehouse chat (stdin piped: plain output)", { concurrency: 4 }, () => {
-  const dirs: { remove(): Promise<void> }[] = [];
-  const fresh = async (files: Record<string, unknown> = {}) => {
-    const p = await project(files);
-    dirs.push(p);
-    return p.dir;
-  };
-  after(() => Promise.all(dirs.map((d) => d.remove())));
+  const fresh = tempProjects();
 
   test("several turns in one session, one reply per line; /exit ends the chat", async () => {
     const cwd = await fresh();

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { after, describe, test } from "node:test";
-import { gatehouse, project } from "./helpers.js";
+import { describe, test } from "node:test";
+import { gatehouse, tempProjects } from "./helpers.js";
 import { ESC, gatehouseOnTty, parseJson, uncolored } from "./project-helpers.js";
 
 const SECRETS = {
@@ -71,13 +71,7 @@ interface Resolved {
 }
 
 describe("gatehouse config", { concurrency: 4 }, () => {
-  const dirs: { remove(): Promise<void> }[] = [];
-  const fresh = async (files: Record<string, unknown> = {}) => {
-    const p = await project(files);
-    dirs.push(p);
-    return p.dir;
-  };
-  after(() => Promise.all(dirs.map((d) => d.remove())));
+  const fresh = tempProjects();
 
   test("prints the resolved configuration with every secret masked, as text and as JSON", async () => {
     const cwd = await fresh({ "gatehouse.json": CONFIG });

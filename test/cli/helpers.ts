@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { after } from "node:test";
 import { fileURLToPath } from "node:url";
 
 export const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
@@ -59,4 +60,18 @@ export async function put(dir: string, name: string, content: unknown): Promise<
   await mkdir(dirname(file), { recursive: true });
   await writeFile(file, typeof content === "string" ? content : JSON.stringify(content, null, 2));
   return file;
+}
+
+/**
+ * Temporary projects for one describe block, all removed after it. Call it inside the
+ * describe: it registers the clean-up there.
+ */
+export function tempProjects(): (files?: Record<string, unknown>) => Promise<string> {
+  const made: { remove(): Promise<void> }[] = [];
+  after(() => Promise.all(made.map((p) => p.remove())));
+  return async (files = {}) => {
+    const p = await project(files);
+    made.push(p);
+    return p.dir;
+  };
 }

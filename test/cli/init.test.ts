@@ -2,21 +2,15 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { loadConfig } from "../../src/config/index.js";
-import { gatehouse, project, put } from "./helpers.js";
+import { gatehouse, put, tempProjects } from "./helpers.js";
 import { parseJson } from "./project-helpers.js";
 
 const FILES = ["gatehouse.json", "plugins/example.ts", ".claude/settings.json", "hooks/example-hook.sh"];
 
 describe("gatehouse init", { concurrency: 4 }, () => {
-  const dirs: { remove(): Promise<void> }[] = [];
-  const fresh = async (files: Record<string, unknown> = {}) => {
-    const p = await project(files);
-    dirs.push(p);
-    return p.dir;
-  };
-  after(() => Promise.all(dirs.map((d) => d.remove())));
+  const fresh = tempProjects();
 
   test("writes gatehouse.json, an example plugin, .claude/settings.json and an executable hook", async () => {
     const cwd = await fresh();

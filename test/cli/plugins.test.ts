@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import { gatehouse, project } from "./helpers.js";
+import { before, describe, test } from "node:test";
+import { gatehouse, tempProjects } from "./helpers.js";
 import { ESC, gatehouseOnTty, parseJson, uncolored } from "./project-helpers.js";
 
 /** Registers a ★ hook without the grant (refused), two tool hooks, and an unknown hook. */
@@ -50,13 +50,7 @@ interface PluginReport {
 }
 
 describe("gatehouse plugins", { concurrency: 4 }, () => {
-  const dirs: { remove(): Promise<void> }[] = [];
-  const fresh = async (files: Record<string, unknown> = {}) => {
-    const p = await project(files);
-    dirs.push(p);
-    return p.dir;
-  };
-  after(() => Promise.all(dirs.map((d) => d.remove())));
+  const fresh = tempProjects();
 
   let cwd = "";
   before(async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { type CliResult, gatehouse, project, put } from "./helpers.js";
+import { type CliResult, gatehouse, project, put, tempProjects } from "./helpers.js";
 
 const MCP_FIXTURE = fileURLToPath(new URL("fixtures/mcp-echo.mjs", import.meta.url));
 const SECRET = "INTERNAL-REASON-7f3a: user matched rule 12";
@@ -32,13 +32,7 @@ async function filesUnder(dir: string): Promise<string[]> {
 }
 
 describe("gatehouse run", { concurrency: 4 }, () => {
-  const dirs: { remove(): Promise<void> }[] = [];
-  const fresh = async (files: Record<string, unknown> = {}) => {
-    const p = await project(files);
-    dirs.push(p);
-    return p.dir;
-  };
-  after(() => Promise.all(dirs.map((d) => d.remove())));
+  const fresh = tempProjects();
 
   test("prints the reply of scripted:echo and exits 0; data goes to ./.gatehouse", async () => {
     const cwd = await fresh();

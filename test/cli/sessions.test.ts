@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import { gatehouse, project } from "./helpers.js";
+import { before, describe, test } from "node:test";
+import { gatehouse, tempProjects } from "./helpers.js";
 import { ESC, gatehouseOnTty, parseJson, uncolored } from "./project-helpers.js";
 
 const REASON = "INTERNAL-7f3a: matched rule 12";
@@ -44,13 +44,7 @@ const CONFIG = {
 };
 
 describe("gatehouse sessions", { concurrency: 4 }, () => {
-  const dirs: { remove(): Promise<void> }[] = [];
-  const fresh = async (files: Record<string, unknown> = {}) => {
-    const p = await project(files);
-    dirs.push(p);
-    return p.dir;
-  };
-  after(() => Promise.all(dirs.map((d) => d.remove())));
+  const fresh = tempProjects();
 
   /** A project with s-1 (two turns, one with a tool call) and s-2 (a blocked turn). */
   let cwd = "";
