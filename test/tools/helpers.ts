@@ -17,9 +17,21 @@ export function toolCtx(cwd: string, signal: AbortSignal = new AbortController()
 
 /**
  * True when the process is gone or a zombie: PID 1 in this sandbox does not reap orphans, so a
- * killed grandchild can linger as Z and `kill(pid, 0)` would still call it alive.
+ * killed grandchild can linger as Z and `kill(pid, 0)` would still call it alive. A process that
+ * is exiting has closed its pipes before the kernel marks it a zombie, so the tool can return a
+ * moment before its killed grandchild's state changes: watch /proc until it does, for at most
+ * `withinMs` — a process that survives the kill still fails the check.
  */
-export async function processIsDead(pid: number): Promise<boolean> {
+export async function processIsDead(pid: number, withinMs = 2000): Promise<boolean> {
+  const deadline = performance.now() + withinMs;
+  for (;;) {
+    if (await goneOrZombie(pid)) return true;
+    if (performance.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+async function goneOrZombie(pid: number): Promise<boolean> {
   let stat: string;
   try {
     stat = await readFile(`/proc/${pid}/stat`, "utf8");
