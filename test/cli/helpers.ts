@@ -27,8 +27,14 @@ export interface CliOptions {
 
 /** Runs `gatehouse …` as a child process, as a user would. */
 export function gatehouse(args: readonly string[], options: CliOptions): Promise<CliResult> {
+  return runCli([], args, options);
+}
+
+/** The CLI as a child process, with extra modules preloaded (e.g. one that fakes a terminal). */
+export function runCli(preload: readonly string[], args: readonly string[], options: CliOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", TSX, MAIN, ...args], {
+    const imports = [TSX, ...preload].flatMap((m) => ["--import", m]);
+    const child = spawn(process.execPath, [...imports, MAIN, ...args], {
       cwd: options.cwd,
       env: { PATH: process.env.PATH ?? "", HOME: options.cwd, ...options.env },
       stdio: ["pipe", "pipe", "pipe"],

@@ -1,8 +1,6 @@
-import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { type CliOptions, type CliResult, MAIN } from "./helpers.js";
+import { type CliOptions, type CliResult, runCli } from "./helpers.js";
 
-const TSX = import.meta.resolve("tsx");
 const TTY = fileURLToPath(new URL("fixtures/tty.mjs", import.meta.url));
 
 /** ESC [: every color (and most other terminal escape sequences) starts with it. */
@@ -15,24 +13,7 @@ export function uncolored(text: string): string {
 
 /** Runs `gatehouse …` with stdout and stderr claiming to be a terminal. */
 export function gatehouseOnTty(args: readonly string[], options: CliOptions): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", TSX, "--import", TTY, MAIN, ...args], {
-      cwd: options.cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: options.cwd, ...options.env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? "");
-  });
+  return runCli([TTY], args, options);
 }
 
 /** The single JSON value a `--json` command printed on one line. */
