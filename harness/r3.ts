@@ -183,7 +183,9 @@ async function killOnce(
         ? await postgresRows(options.postgresUrl as string, schema)
         : filesUnder(join(dir, "data")).map((f) => ({ name: f.path, bytes: f.bytes }));
     const disk = await readDisk();
-    const onDisk = (needle: string) => disk.some((s) => sinkHas(s, needle));
+    // Where a canary is found, relative to the store's folder (or the PostgreSQL table), for the report.
+    const foundIn = (sinks: readonly Sink[], needle: string) =>
+      sinks.find((s) => sinkHas(s, needle))?.name.replace(`${dir}/`, "");
     const ungated: { canary: string; what: string }[] = [];
     const sessions = new Set(started.map((s) => s.sessionId));
     for (const index of scenarios) {
@@ -205,10 +207,11 @@ async function killOnce(
           ((target.kind === "withhold-plugin" || target.kind === "withhold-ptu") &&
             !target.where.includes("sub-agent"));
         const applied = neverWritten || status === "blocked" || status === "completed";
-        if (!onDisk(target.canary)) continue;
+        const where = foundIn(disk, target.canary);
+        if (where === undefined) continue;
         if (applied)
           problems.push(
-            `${target.kind} of ${target.where} in run ${target.runTag} (${status}) is on disk after the kill`,
+            `${target.kind} of ${target.where} in run ${target.runTag} (${status}) is on disk after the kill, in ${where}`,
           );
         else {
           ungatedStored++;
@@ -230,9 +233,10 @@ async function killOnce(
     for (const run of await allRuns(store, [...sessions]))
       if (run.status === "running") problems.push(`run ${run.id} is still running after the next run on its session`);
     const after = await readDisk();
-    for (const u of ungated)
-      if (after.some((s) => sinkHas(s, u.canary)))
-        problems.push(`${u.what}: unchecked output still on disk after recovery`);
+    for (const u of ungated) {
+      const where = foundIn(after, u.canary);
+      if (where !== undefined) problems.push(`${u.what}: unchecked output still on disk after recovery, in ${where}`);
+    }
   } finally {
     await store.close();
   }

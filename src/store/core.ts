@@ -144,19 +144,18 @@ export class CoreStore implements SessionStore {
   }
 
   async deleteSession(id: string): Promise<boolean> {
+    // Transcripts go first, so a crash mid-way cannot leave a deleted session's text in one.
+    const family = await this.read((tx) => this.withDescendants(tx, id));
+    for (const sessionId of family) await this.transcripts.remove(sessionId);
     const deleted = await this.write(async (tx) => {
       const ids = await this.withDescendants(tx, id);
-      if (ids.length === 0) return [];
       // Children first: their parent link would otherwise outlive the parent row.
       for (const sessionId of ids.reverse()) await tx.deleteSession(sessionId);
       return ids;
     });
     if (deleted.length === 0) return false;
     await this.backend.afterScrub();
-    for (const sessionId of deleted) {
-      await this.transcripts.remove(sessionId);
-      await this.backend.afterSessionDeleted(sessionId);
-    }
+    for (const sessionId of deleted) await this.backend.afterSessionDeleted(sessionId);
     return true;
   }
 
@@ -263,25 +262,24 @@ export class CoreStore implements SessionStore {
 
   async rewriteRun(runId: string, texts: readonly string[]): Promise<RewriteResult> {
     const parsedTexts = parseInput(RewriteTextsSchema, texts, "rewrite texts");
-    const { sessionId, result } = await this.write(async (tx) => {
-      const run = await tx.getRun(runId);
-      if (!run) throw notFound("run", runId);
-      const plan = planRewrite(await tx.runMessages(runId), parsedTexts);
-      for (const update of plan.updates) await tx.updateMessageParts(update.id, update.parts);
-      await tx.deleteMessages(plan.removals);
-      const stale = await staleSummaries(tx, run.sessionId, (c) =>
-        plan.changedSeqs.some((seq) => c.fromSeq <= seq && seq <= c.toSeq),
-      );
-      await tx.deleteCompactions(stale);
-      const result: RewriteResult = {
-        updatedMessages: plan.updates.length,
-        removedMessages: plan.removals.length,
-        droppedSummaries: stale.length,
-      };
-      return { sessionId: run.sessionId, result };
-    });
-    if (result.updatedMessages + result.removedMessages > 0) await this.afterScrub(sessionId);
-    return result;
+    return this.scrub(
+      runId,
+      async (tx, run) => {
+        const plan = planRewrite(await tx.runMessages(runId), parsedTexts);
+        for (const update of plan.updates) await tx.updateMessageParts(update.id, update.parts);
+        await tx.deleteMessages(plan.removals);
+        const stale = await staleSummaries(tx, run.sessionId, (c) =>
+          plan.changedSeqs.some((seq) => c.fromSeq <= seq && seq <= c.toSeq),
+        );
+        await tx.deleteCompactions(stale);
+        return {
+          updatedMessages: plan.updates.length,
+          removedMessages: plan.removals.length,
+          droppedSummaries: stale.length,
+        };
+      },
+      (result) => result.updatedMessages + result.removedMessages > 0,
+    );
   }
 
   blockRun(runId: string, input: BlockInput): Promise<BlockResult> {
@@ -294,40 +292,31 @@ export class CoreStore implements SessionStore {
 
   private async block(kind: BlockKind, runId: string, input: BlockInput): Promise<BlockResult> {
     const parsed = parseInput(BlockSchema, input, "block");
-    const { sessionId, result } = await this.write(async (tx) => {
-      const run = await tx.getRun(runId);
-      if (!run) throw notFound("run", runId);
-      const key = blockKey(kind, runId);
-      const existing = await tx.messageByKey(run.sessionId, key);
-      if (existing) {
-        const result: BlockResult = { replacement: existing, removedMessages: 0, droppedSummaries: 0, changed: false };
-        return { sessionId: run.sessionId, result };
-      }
-      const plan = planBlock(kind, await tx.runMessages(runId));
-      await tx.deleteMessages(plan.removals);
-      const covering = await summariesCoveringRun(tx, run.sessionId, runId);
-      await tx.deleteCompactions(covering);
-      const at = this.now();
-      const replacement = await tx.appendMessage({
-        id: randomUUID(),
-        sessionId: run.sessionId,
-        runId,
-        ...blockNotice(kind, parsed, at),
-        idempotencyKey: key,
-        createdAt: at,
-        ...(plan.seq === undefined ? {} : { seq: plan.seq }),
-      });
-      await tx.setRunStatus(runId, "blocked", run.endedAt);
-      const result: BlockResult = {
-        replacement,
-        removedMessages: plan.removals.length,
-        droppedSummaries: covering.length,
-        changed: true,
-      };
-      return { sessionId: run.sessionId, result };
-    });
-    if (result.changed) await this.afterScrub(sessionId);
-    return result;
+    return this.scrub(
+      runId,
+      async (tx, run): Promise<BlockResult> => {
+        const key = blockKey(kind, runId);
+        const existing = await tx.messageByKey(run.sessionId, key);
+        if (existing) return { replacement: existing, removedMessages: 0, droppedSummaries: 0, changed: false };
+        const plan = planBlock(kind, await tx.runMessages(runId));
+        await tx.deleteMessages(plan.removals);
+        const covering = await summariesCoveringRun(tx, run.sessionId, runId);
+        await tx.deleteCompactions(covering);
+        const at = this.now();
+        const replacement = await tx.appendMessage({
+          id: randomUUID(),
+          sessionId: run.sessionId,
+          runId,
+          ...blockNotice(kind, parsed, at),
+          idempotencyKey: key,
+          createdAt: at,
+          ...(plan.seq === undefined ? {} : { seq: plan.seq }),
+        });
+        await tx.setRunStatus(runId, "blocked", run.endedAt);
+        return { replacement, removedMessages: plan.removals.length, droppedSummaries: covering.length, changed: true };
+      },
+      (result) => result.changed,
+    );
   }
 
   // Compaction
@@ -368,16 +357,16 @@ export class CoreStore implements SessionStore {
     return this.read((tx) => tx.listCompactions(sessionId));
   }
 
-  async dropSummariesCovering(runId: string): Promise<number> {
-    const { sessionId, dropped } = await this.write(async (tx) => {
-      const run = await tx.getRun(runId);
-      if (!run) throw notFound("run", runId);
-      const covering = await summariesCoveringRun(tx, run.sessionId, runId);
-      await tx.deleteCompactions(covering);
-      return { sessionId: run.sessionId, dropped: covering.length };
-    });
-    if (dropped > 0) await this.afterScrub(sessionId);
-    return dropped;
+  dropSummariesCovering(runId: string): Promise<number> {
+    return this.scrub(
+      runId,
+      async (tx, run) => {
+        const covering = await summariesCoveringRun(tx, run.sessionId, runId);
+        await tx.deleteCompactions(covering);
+        return covering.length;
+      },
+      (dropped) => dropped > 0,
+    );
   }
 
   // Injections
@@ -478,9 +467,34 @@ export class CoreStore implements SessionStore {
     return this.backend.write(fn);
   }
 
-  private async afterScrub(sessionId: string): Promise<void> {
-    await this.backend.afterScrub();
-    await this.transcripts.refresh(sessionId, this.messagePages(sessionId));
+  /**
+   * A change that removes text from a run's session. The session's transcript is withdrawn before it
+   * commits, so a crash just after the commit cannot leave the old text in a file; once it is in, the
+   * backend clears old copies from its own files and the transcript is written again from the store.
+   */
+  private async scrub<T>(
+    runId: string,
+    change: (tx: StoreTx, run: Run) => Promise<T>,
+    changed: (result: T) => boolean,
+  ): Promise<T> {
+    const sessionId = (await this.getRun(runId))?.sessionId;
+    if (sessionId === undefined) throw notFound("run", runId);
+    const hadTranscript = await this.transcripts.withdraw(sessionId);
+    const rematerialize = () => this.transcripts.write(sessionId, this.messagePages(sessionId));
+    let result: T;
+    try {
+      result = await this.write(async (tx) => {
+        const run = await tx.getRun(runId);
+        if (!run) throw notFound("run", runId);
+        return change(tx, run);
+      });
+    } catch (error) {
+      if (hadTranscript) await rematerialize().catch(() => undefined);
+      throw error;
+    }
+    if (changed(result)) await this.backend.afterScrub();
+    if (hadTranscript) await rematerialize();
+    return result;
   }
 
   private messagePages(sessionId: string): MessagePages {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { chmod, lstat, mkdir, mkdtemp, open, rename, rm, stat, unlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -94,31 +94,28 @@ export class TranscriptFiles {
     return this.queue(sessionId).run(() => this.writeFile(sessionId, pages));
   }
 
-  /** Rewrites the transcript if one was materialized (after a block or rewrite); otherwise does nothing. */
-  refresh(sessionId: string, pages: MessagePages): Promise<void> {
+  /**
+   * Ahead of a scrub: removes the session's transcript, and any temporary copy a writer that died left
+   * beside it, so that a crash right after the scrub commits cannot leave the old text in a file. Says
+   * whether a transcript existed, to be written again from the store once the scrub is in.
+   */
+  withdraw(sessionId: string): Promise<boolean> {
     const path = this.pathFor(sessionId);
-    if (path === undefined) return Promise.resolve();
+    if (path === undefined) return Promise.resolve(false);
     return this.queue(sessionId).run(async () => {
-      const exists = await stat(path).then(
+      const existed = await stat(path).then(
         () => true,
         () => false,
       );
-      if (!exists) return;
-      try {
-        await this.writeFile(sessionId, pages);
-      } catch (error) {
-        // A transcript that cannot be brought in step must not keep the old text: drop it (the next
-        // materialization recreates it), then report the failure.
-        await rm(path, { force: true });
-        throw error;
-      }
+      await removeWithTemp(path);
+      return existed;
     });
   }
 
   remove(sessionId: string): Promise<void> {
     const path = this.pathFor(sessionId);
     if (path === undefined) return Promise.resolve();
-    return this.queue(sessionId).run(() => rm(path, { force: true }));
+    return this.queue(sessionId).run(() => removeWithTemp(path));
   }
 
   async dispose(): Promise<void> {
@@ -128,7 +125,11 @@ export class TranscriptFiles {
   private async writeFile(sessionId: string, pages: MessagePages): Promise<string> {
     const dir = await this.directory();
     const path = join(dir, fileName(sessionId));
-    const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+    // One temporary name per session: writes of a session are serialized (here, and across processes by
+    // its run lock), so a file already there was left by a writer that died, and may hold text a scrub
+    // has since removed.
+    const temp = tempPath(path);
+    await rm(temp, { force: true });
     const file = await open(temp, "wx", 0o600);
     try {
       let parent: string | null = null;
@@ -171,6 +172,15 @@ export class TranscriptFiles {
     if ((info.mode & 0o777) !== 0o700) await chmod(this.dir, 0o700);
     return this.dir;
   }
+}
+
+function tempPath(path: string): string {
+  return `${path}.tmp`;
+}
+
+async function removeWithTemp(path: string): Promise<void> {
+  await rm(path, { force: true });
+  await rm(tempPath(path), { force: true });
 }
 
 function fileName(sessionId: string): string {
