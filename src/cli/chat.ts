@@ -423,7 +423,7 @@ interface TurnView {
 function render(event: RunEvent, shown: TurnView, view: View, c: Colors): void {
   switch (event.type) {
     case "run-start":
-    case "step-start":
+    case "step":
       view.progress("thinking…");
       return;
     case "text-delta":
@@ -436,7 +436,7 @@ function render(event: RunEvent, shown: TurnView, view: View, c: Colors): void {
       if (!shown.streamed) view.text(event.text);
       view.settle();
       return;
-    case "tool-start": {
+    case "tool-call": {
       const label = toolLabel(event.toolName, event.input);
       shown.labels.set(event.toolCallId, label);
       view.progress(`${label} …`);

@@ -17,7 +17,7 @@ export async function callModel(
   const { engine } = deps;
   const { provider, modelId, model } = state.model;
   const step = ++state.steps;
-  state.emit({ type: "step-start", step });
+  state.emit({ type: "step", step });
   const prompt = buildModelPrompt(state, deps.tools);
   if (engine.hasHooks("llm_input"))
     engine.emit("llm_input", { provider, model: modelId, messages: state.history, systemPrompt: state.systemPrompt() });

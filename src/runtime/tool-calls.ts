@@ -82,7 +82,7 @@ async function runToolCall(
     }
   }
 
-  state.emit({ type: "tool-start", toolCallId, toolName, input: params });
+  state.emit({ type: "tool-call", toolCallId, toolName, input: params });
   const started = performance.now();
   let result: unknown;
   let error: string | undefined;

@@ -46,9 +46,9 @@ export interface RunResult {
  */
 export type RunEvent =
   | { readonly type: "run-start"; readonly sessionId: string; readonly runId: string }
-  | { readonly type: "step-start"; readonly step: number }
+  | { readonly type: "step"; readonly step: number }
   | { readonly type: "text-delta"; readonly delta: string }
-  | { readonly type: "tool-start"; readonly toolCallId: string; readonly toolName: string; readonly input: unknown }
+  | { readonly type: "tool-call"; readonly toolCallId: string; readonly toolName: string; readonly input: unknown }
   | { readonly type: "tool-blocked"; readonly toolCallId: string; readonly toolName: string; readonly message: string }
   | {
       readonly type: "tool-result";

@@ -361,7 +361,7 @@ describe("chatSession on a terminal", () => {
     const done = session(term, { gatehouse: runs.gatehouse, color: false });
     term.type("go\r");
     const run = await runs.run(1);
-    run.channel.push({ type: "tool-start", toolCallId: "t1", toolName: "Bash", input: { command: "ls -la" } });
+    run.channel.push({ type: "tool-call", toolCallId: "t1", toolName: "Bash", input: { command: "ls -la" } });
     await term.until("Bash(ls -la) …");
     run.channel.push({
       type: "tool-result",

@@ -332,7 +332,7 @@ describe("before_response_emit", () => {
     const stream = gatehouse.stream({ prompt: "q" });
     for await (const e of stream) events.push(e);
     assert.equal(events.filter((e) => e.type === "text-delta").length, 0);
-    assert.ok(events.some((e) => e.type === "tool-start") && events.some((e) => e.type === "tool-result"));
+    assert.ok(events.some((e) => e.type === "tool-call") && events.some((e) => e.type === "tool-result"));
     assert.deepEqual(
       events.find((e) => e.type === "final"),
       { type: "final", text: "final [redacted]" },
@@ -418,7 +418,7 @@ describe("tool calls (DESIGN §3 step 8e)", () => {
     const leaks = [
       JSON.stringify(await store.runMessages(result.runId)),
       JSON.stringify(calls[1]?.prompt),
-      JSON.stringify(events.filter((e) => e.type !== "tool-start")),
+      JSON.stringify(events.filter((e) => e.type !== "tool-call")),
       later.join(""),
     ];
     for (const place of leaks) assert.doesNotMatch(place, new RegExp(`echoed.{0,5}tool-${SECRET}`));
