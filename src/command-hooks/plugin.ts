@@ -224,7 +224,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
             const v = await fire(
               "SubagentStart",
               ctx,
-              { agentId: `${ctx.runId}:${e.agentType}`, agentType: e.agentType },
+              { agentId: e.childSessionId, agentType: e.agentType },
               ctx.signal,
             );
             return v?.additionalContext ? { additionalContext: v.additionalContext } : undefined;
@@ -244,7 +244,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
         api.on(
           "after_compaction",
           async (e, ctx) => {
-            await fire("PostCompact", ctx, { trigger: "auto", compactSummary: e.summary }, ctx.signal);
+            await fire("PostCompact", ctx, { trigger: e.trigger, compactSummary: e.summary }, ctx.signal);
           },
           opts("PostCompact"),
         );

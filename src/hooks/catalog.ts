@@ -386,7 +386,11 @@ export const HOOKS = {
     timeoutMs: LONG_MS,
     access: NONE,
     fires: "after history was compacted",
-    event: z.object({ compactedCount: z.number(), summary: text }),
+    event: z.object({
+      compactedCount: z.number(),
+      summary: text,
+      trigger: z.enum(["auto", "manual"]).describe('"manual" for /compact, "auto" when over the context budget'),
+    }),
   }),
   subagent_start: defineHook({
     kind: "modify",
@@ -394,7 +398,11 @@ export const HOOKS = {
     timeoutMs: GATE_MS,
     access: NONE,
     fires: "in the parent run, before a sub-agent's child run starts",
-    event: z.object({ agentType: text, prompt: text }),
+    event: z.object({
+      agentType: text,
+      prompt: text,
+      childSessionId: text.describe("the child run's session id, which its own events carry"),
+    }),
     result: z.object({ additionalContext: z.string().optional() }).strict(),
     rules: { additionalContext: concat },
   }),

@@ -71,7 +71,7 @@ export async function compact(
   await deps.store.recordCompaction({ sessionId: state.sessionId, fromSeq: first.seq, toSeq: last.seq, summary });
   state.setHistory(await deps.store.history(state.sessionId));
   if (engine.hasHooks("after_compaction"))
-    await engine.emit("after_compaction", { compactedCount: range.length, summary });
+    await engine.emit("after_compaction", { compactedCount: range.length, summary, trigger });
   state.emit({ type: "compacted", compactedCount: range.length });
   return { status: "compacted", compactedCount: range.length };
 }

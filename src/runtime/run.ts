@@ -33,9 +33,7 @@ export async function executeRun(
 ): Promise<RunResult> {
   const signal = input.signal ?? new AbortController().signal;
   // 0. Admission: the session, its run lock (one run per session, across processes), a run id.
-  const { session, created } = child
-    ? { session: await deps.store.createSession({ parentSessionId: child.parent.sessionId }), created: true }
-    : await openSession(deps, input);
+  const { session, created } = child ? { session: child.session, created: true } : await openSession(deps, input);
   const lock = await deps.store.acquireRunLock(session.id, { signal });
   try {
     if (!child && !created) await recoverInterruptedRuns(deps, session.id);
@@ -105,9 +103,13 @@ async function recoverInterruptedRuns(deps: RuntimeDeps, sessionId: string): Pro
   }
 }
 
-/** Where a sub-agent's run sits: under its parent run, with context the parent's hooks added. */
+/**
+ * Where a sub-agent's run sits: under its parent run, in a session created for it (before
+ * `subagent_start`, so hooks know its id), with context the parent's hooks added.
+ */
 export interface ChildPlacement {
   readonly parent: RunContext;
+  readonly session: Session;
   readonly agentType: string;
   readonly context?: string;
 }

@@ -37,9 +37,15 @@ export function createAgentTool(
       const runtime = deps();
       const { engine } = runtime;
       const agentType = input.subagent_type ?? "general-purpose";
-      const start = await engine.emit("subagent_start", { agentType, prompt: input.prompt });
+      const session = await runtime.store.createSession({ parentSessionId: parent.sessionId });
+      const start = await engine.emit("subagent_start", {
+        agentType,
+        prompt: input.prompt,
+        childSessionId: session.id,
+      });
       const result = await executeRun(runtime, { prompt: input.prompt, signal: ctx.signal }, dropEvents, {
         parent,
+        session,
         agentType,
         ...(start.result.additionalContext ? { context: start.result.additionalContext } : {}),
       });

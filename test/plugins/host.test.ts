@@ -193,7 +193,7 @@ export default {
     await host.load([{ path: file }]);
     writeFileSync(file, version("v2"));
     assert.deepEqual(await host.reload("ctx"), []);
-    const subagent = { agentType: "a", prompt: "p" };
+    const subagent = { agentType: "a", prompt: "p", childSessionId: "c" };
     assert.equal((await engine.emit("subagent_start", subagent)).result.additionalContext, "v2");
     assert.equal(engine.registrations().length, 2);
     writeFileSync(file, `export default { id: "ctx", setup() { throw new Error("broken"); } };\n`);

@@ -17,10 +17,15 @@ const EVENTS = [
   "Stop",
   "SubagentStop",
   "SubagentStart",
+  "PostCompact",
 ];
 
 /** A Gatehouse whose `--settings` runs the policy hook on every event, logging each payload. */
-function withHooks(script: ScriptInput, extraEnv: Record<string, string> = {}) {
+function withHooks(
+  script: ScriptInput,
+  extraEnv: Record<string, string> = {},
+  compaction: { contextTokens?: number; keepRecent?: number } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-cmdhooks-"));
   const log = join(dir, "hook.log");
   writeFileSync(log, "");
@@ -30,7 +35,7 @@ function withHooks(script: ScriptInput, extraEnv: Record<string, string> = {}) {
     plugins: [rec.plugin],
     subagents: true,
     env: { ...process.env, HOOK_LOG: log, OPENAI_API_KEY: "sk-should-not-leak", ...extraEnv },
-    config: { cwd: dir },
+    config: { cwd: dir, compaction },
     commandHooks: { load: { homeDir: dir, cliSettings: JSON.stringify({ hooks }) } },
   });
   const payloads = () =>
@@ -144,7 +149,10 @@ describe("Claude Code command hooks in runs (the Code Puppy claims, end to end)"
       ["SessionStart", "SubagentStop"],
     );
     assert.equal(all.filter((p) => p.hook_event_name === "Stop").length, 1);
-    assert.equal(all.filter((p) => p.hook_event_name === "SubagentStart").length, 1);
+    const start = all.filter((p) => p.hook_event_name === "SubagentStart");
+    assert.equal(start.length, 1);
+    assert.equal(start[0]?.agent_id, child[0]?.session_id, "SubagentStart names the child as its own events do");
+    assert.equal(start[0]?.session_id, result.sessionId);
     assert.equal(all.filter((p) => p.hook_event_name === "UserPromptSubmit").length, 1);
   });
 
@@ -160,6 +168,20 @@ describe("Claude Code command hooks in runs (the Code Puppy claims, end to end)"
       Array.from({ length: 9 }, (_, i) => [i, i > 0]),
     );
     assert.match(JSON.stringify(calls[1]?.prompt), /keep going \(0\)/);
+  });
+
+  test("PostCompact says how the compaction was started: manual for /compact, auto over the budget", async () => {
+    const summarize = { match: "^Summarize", turns: [{ text: "the summary" }] };
+    const manual = withHooks({ runs: [summarize, { turns: [{ text: "a" }] }] }, {}, { keepRecent: 0 });
+    const first = await manual.gatehouse.run({ prompt: "hello" });
+    await manual.gatehouse.run({ prompt: "/compact", sessionId: first.sessionId });
+    const auto = withHooks({ runs: [summarize, { turns: [{ text: "a" }] }] }, {}, { contextTokens: 1, keepRecent: 1 });
+    const earlier = await auto.gatehouse.run({ prompt: "hello" });
+    await auto.gatehouse.run({ prompt: "again", sessionId: earlier.sessionId });
+    const triggers = (payloads: ReturnType<typeof manual.payloads>) =>
+      payloads.filter((p) => p.hook_event_name === "PostCompact").map((p) => [p.trigger, p.compact_summary]);
+    assert.deepEqual(triggers(manual.payloads()), [["manual", "the summary"]]);
+    assert.deepEqual(triggers(auto.payloads()), [["auto", "the summary"]]);
   });
 
   test("SessionStart output is queued as context for the first run that passes its gate", async () => {
