@@ -1,9 +1,13 @@
+import { z } from "zod";
 import { type FailurePolicy, HOOKS, type HookName, isHookName } from "./catalog.js";
 import { compileToolMatcher, type ToolMatcher } from "./matcher.js";
 import type { HookContext } from "./types.js";
 
 export interface RegisterOptions {
-  /** Higher runs first; ties run in registration order. Default 0. */
+  /**
+   * Higher runs first. Default 0. Ties run in the order the plugins first registered (a
+   * reloaded plugin keeps its place), then in the order the plugin registered its handlers.
+   */
   readonly priority?: number;
   /** This handler's own timeout; operator configuration overrides it. */
   readonly timeoutMs?: number;
@@ -55,6 +59,23 @@ export interface Registration {
 
 const MAX_TIMEOUT_MS = 600_000;
 const PER_PLUGIN = 1_000_000;
+
+/** What each option must be, as the diagnostic says it. */
+const OPTION_RULES: Readonly<Record<keyof RegisterOptions, string>> = {
+  priority: "a finite number",
+  timeoutMs: `a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`,
+  matcher: "a string or a list of strings",
+  id: "a non-empty string",
+};
+
+// Plugins in plain JavaScript get no compile-time check: a typo'd option (`timeoutMS`) must be
+// a diagnostic, not an option silently left at its default.
+const RegisterOptionsSchema: z.ZodType<RegisterOptions> = z.strictObject({
+  priority: z.number().optional(),
+  timeoutMs: z.int().min(1).max(MAX_TIMEOUT_MS).optional(),
+  matcher: z.union([z.string(), z.array(z.string())]).optional(),
+  id: z.string().min(1).optional(),
+});
 
 interface PluginEntry {
   readonly order: number;
@@ -114,22 +135,19 @@ export class Registry {
   }
 
   private check(pluginId: string, request: RegistrationRequest): Diagnostic | undefined {
-    const { hook, options = {} } = request;
+    const { hook } = request;
     const fail = (code: string, message: string): Diagnostic => ({ level: "error", pluginId, hook, code, message });
     if (!isHookName(hook)) return fail("unknown-hook", `unknown hook "${hook}"`);
     if (typeof request.handler !== "function")
       return fail("bad-handler", `the handler for "${hook}" is not a function`);
-    if (options.priority !== undefined && !Number.isFinite(options.priority))
-      return fail("bad-option", `priority must be a finite number`);
-    if (options.timeoutMs !== undefined && !validTimeout(options.timeoutMs))
-      return fail("bad-option", `timeoutMs must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`);
-    if (options.id !== undefined && (typeof options.id !== "string" || options.id === ""))
-      return fail("bad-option", `id must be a non-empty string`);
-    if (options.matcher !== undefined) {
+    if (request.options === undefined) return undefined;
+    const parsed = RegisterOptionsSchema.safeParse(request.options);
+    if (!parsed.success) return fail("bad-option", optionProblem(parsed.error.issues));
+    if (parsed.data.matcher !== undefined) {
       if (!("matcher" in HOOKS[hook]))
         return fail("matcher-not-supported", `"${hook}" has no matcher; only tool hooks take one`);
       try {
-        compileToolMatcher(options.matcher);
+        compileToolMatcher(parsed.data.matcher);
       } catch (error) {
         return fail("bad-matcher", (error as Error).message);
       }
@@ -176,6 +194,20 @@ export class Registry {
     for (const list of lists.values()) list.sort((a, b) => b.priority - a.priority || a.order - b.order);
     this.lists = lists;
   }
+}
+
+function optionProblem(issues: readonly z.core.$ZodIssue[]): string {
+  const known = Object.keys(OPTION_RULES).join(", ");
+  // An unknown key first: a typo'd option is likelier than a wrong value, and says more.
+  const issue = issues.find((i) => i.code === "unrecognized_keys") ?? (issues[0] as z.core.$ZodIssue);
+  if (issue.code === "unrecognized_keys") {
+    const which = issue.keys.map((k) => JSON.stringify(k)).join(", ");
+    return `unknown option${issue.keys.length > 1 ? "s" : ""} ${which} (the options are ${known})`;
+  }
+  const key = issue.path[0];
+  if (typeof key === "string" && key in OPTION_RULES)
+    return `${key} must be ${OPTION_RULES[key as keyof RegisterOptions]}`;
+  return `the options must be an object (with ${known})`;
 }
 
 function upsert(list: RegistrationRequest[], request: RegistrationRequest): void {

@@ -296,6 +296,10 @@ describe("registration", () => {
       { hook: "before_tool_call", handler: () => undefined, options: { priority: Number.NaN } },
       { hook: "before_tool_call", handler: () => undefined, options: { timeoutMs: -5 } },
       { hook: "before_tool_call", handler: "not a function" as never },
+      { hook: "before_tool_call", handler: () => undefined, options: { timeoutMS: 5, prioirty: 3 } as never },
+      { hook: "before_tool_call", handler: () => undefined, options: 5_000 as never },
+      { hook: "before_tool_call", handler: () => undefined, options: null as never },
+      { hook: "before_tool_call", handler: () => undefined, options: { matcher: 7 } as never },
       { hook: "before_agent_run", handler: () => ({ outcome: "block", reason: "r" }) },
     ]);
     assert.deepEqual(
@@ -307,9 +311,25 @@ describe("registration", () => {
         ["before_tool_call", "bad-option"],
         ["before_tool_call", "bad-option"],
         ["before_tool_call", "bad-handler"],
+        ["before_tool_call", "bad-option"],
+        ["before_tool_call", "bad-option"],
+        ["before_tool_call", "bad-option"],
+        ["before_tool_call", "bad-option"],
       ],
     );
     assert.ok(diagnostics.every((d) => d.pluginId === "p" && d.level === "error" && d.message.length > 0));
+    assert.deepEqual(
+      diagnostics.slice(3).map((d) => d.message),
+      [
+        "priority must be a finite number",
+        "timeoutMs must be a whole number of milliseconds from 1 to 600000",
+        'the handler for "before_tool_call" is not a function',
+        'unknown options "timeoutMS", "prioirty" (the options are priority, timeoutMs, matcher, id)',
+        "the options must be an object (with priority, timeoutMs, matcher, id)",
+        "the options must be an object (with priority, timeoutMs, matcher, id)",
+        "matcher must be a string or a list of strings",
+      ],
+    );
     assert.equal((await engine.emit("before_agent_run", runEvent)).outcome, "block");
     assert.equal(engine.hasHooks("before_tool_call"), false);
   });
