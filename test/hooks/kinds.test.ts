@@ -67,6 +67,57 @@ describe("observe", () => {
     assert.ok(lines.some((l) => l.includes("queue full")));
   });
 
+  test("an awaited observer that never settles: emit resolves after its timeout, its signal aborts, one fail-open line", {
+    timeout: 10_000,
+  }, async () => {
+    const { engine, lines } = engineWithLog();
+    let signal: AbortSignal | undefined;
+    let otherDone = false;
+    engine.on(
+      "stuck",
+      "message_sent",
+      (_e, ctx) => {
+        signal = ctx.signal;
+        return new Promise<undefined>(() => {});
+      },
+      { timeoutMs: 10 },
+    );
+    engine.on("quick", "message_sent", async () => {
+      otherDone = true;
+    });
+    await engine.emit("message_sent", { to: "user", content: "hi", success: true });
+    assert.equal(signal?.aborted, true);
+    assert.equal((signal?.reason as DOMException | undefined)?.name, "TimeoutError");
+    assert.equal(otherDone, true);
+    assert.deepEqual(lines, ["warn hook message_sent: handler stuck timed out after 10 ms; ignored (fail open)"]);
+  });
+
+  test("a detached observer that never settles frees its queue slot at its timeout", { timeout: 10_000 }, async () => {
+    const { engine, lines } = engineWithLog({ detached: { concurrency: 1, capacity: 4 } });
+    const secondCall = deferred<string[]>();
+    let calls = 0;
+    engine.on(
+      "stuck-once",
+      "model_call_started",
+      () => {
+        calls++;
+        if (calls === 1) return new Promise<undefined>(() => {});
+        secondCall.resolve([...lines]);
+        return undefined;
+      },
+      { timeoutMs: 10 },
+    );
+    engine.emit("model_call_started", { provider: "p", model: "m", step: 0 });
+    engine.emit("model_call_started", { provider: "p", model: "m", step: 1 });
+    assert.equal(calls, 1, "the only slot is taken: the second event waits in the queue");
+    // The second event runs only once the first handler's timeout released the slot.
+    assert.deepEqual(await secondCall.promise, [
+      "warn hook model_call_started: handler stuck-once timed out after 10 ms; ignored (fail open)",
+    ]);
+    await engine.drain();
+    assert.equal(calls, 2);
+  });
+
   test("an observer's result is ignored and its failure does not reach the caller", async () => {
     const { engine, lines } = engineWithLog();
     engine.on("a", "message_received", () => {
@@ -357,12 +408,14 @@ describe("sync", () => {
     assert.deepEqual(outcome.result.message?.metadata, { a: true, b: true });
   });
 
-  test("a handler that returns a Promise is reported and its result ignored", () => {
+  test("a handler that returns a Promise is an error-level diagnostic saying so, and its result is ignored", () => {
     const { engine, lines } = engineWithLog();
     engine.on("async", "before_message_write", (async () => ({ block: true })) as never);
     const outcome = engine.emit("before_message_write", { message });
     assert.deepEqual(outcome.result, {});
-    assert.match(lines[0] as string, /returned an invalid result \(returned a Promise/);
+    assert.deepEqual(lines, [
+      "error hook before_message_write: handler async returned a Promise; a sync hook's handler must answer synchronously, so its result is ignored",
+    ]);
   });
 
   test("before_message_write block latches", () => {

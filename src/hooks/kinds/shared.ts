@@ -28,15 +28,26 @@ export class FailureLog {
   report(registration: Registration, cause: FailureCause, detail: string, blocked: boolean): void {
     // A handler cut short because its run was cancelled did nothing wrong.
     if (cause === "cancelled") return;
-    const who = registration.id === undefined ? registration.pluginId : `${registration.pluginId}#${registration.id}`;
     const effect = blocked ? "blocked (fail closed)" : "ignored (fail open)";
-    const line = `hook ${registration.hook}: handler ${who} ${cause === "threw" ? "threw" : cause === "timeout" ? `timed out after ${registration.timeoutMs} ms` : "returned an invalid result"}${detail ? ` (${detail})` : ""}; ${effect}`;
+    const line = `hook ${registration.hook}: handler ${handlerName(registration)} ${cause === "threw" ? "threw" : cause === "timeout" ? `timed out after ${registration.timeoutMs} ms` : "returned an invalid result"}${detail ? ` (${detail})` : ""}; ${effect}`;
     (blocked ? this.logger.error : this.logger.warn).call(this.logger, sanitizeLogLine(line));
+  }
+
+  /**
+   * A handler that can never work as written (a sync hook's handler returning a Promise): an
+   * error in the plugin, not a failure of one call, so it is logged as one.
+   */
+  misuse(registration: Registration, what: string): void {
+    this.logger.error(sanitizeLogLine(`hook ${registration.hook}: handler ${handlerName(registration)} ${what}`));
   }
 
   warn(message: string): void {
     this.logger.warn(sanitizeLogLine(message));
   }
+}
+
+function handlerName(registration: Registration): string {
+  return registration.id === undefined ? registration.pluginId : `${registration.pluginId}#${registration.id}`;
 }
 
 export function attribution(registration: Registration, cause: Attribution["cause"]): Attribution {

@@ -23,7 +23,10 @@ export function dispatchSync(d: Dispatch): ModifyDispatchOutcome {
     if (value === undefined) continue;
     if (value instanceof Promise) {
       value.catch(() => {});
-      failures.report(registration, "invalid", "returned a Promise; sync hooks must answer synchronously", false);
+      failures.misuse(
+        registration,
+        "returned a Promise; a sync hook's handler must answer synchronously, so its result is ignored",
+      );
       continue;
     }
     const validated = validateResult(spec, value, current);
