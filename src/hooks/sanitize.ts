@@ -13,10 +13,14 @@ export function sanitizeLogLine(line: string): string {
   return clean.length > MAX_LINE ? `${clean.slice(0, MAX_LINE - 1)}…` : clean;
 }
 
+// `name` is writable data like `message`: only a value shaped like an error class name is
+// logged, so `error.name = "sk_live_…"` (or any identifier-looking secret) is not.
+const ERROR_CLASS_NAME = /^(?:Error|[A-Z][A-Za-z0-9]{0,60}(?:Error|Exception))$/;
+
 /** `TypeError at file:///…/plugin.ts:12:9` — the class and the first stack frame, nothing of the message. */
 export function describeError(error: unknown): string {
   if (!(error instanceof Error)) return `non-Error value (${error === null ? "null" : typeof error})`;
-  const name = /^[A-Za-z_$][\w$]*$/.test(error.name) ? error.name : "Error";
+  const name = ERROR_CLASS_NAME.test(error.name) ? error.name : "Error";
   const frame = error.stack
     ?.split("\n")
     .find((l) => /^\s+at /.test(l))

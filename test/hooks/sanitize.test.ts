@@ -48,4 +48,27 @@ describe("sanitized failure logs", () => {
     weird.name = `${SECRET}\n`;
     assert.doesNotMatch(describeError(weird), /CANARY/);
   });
+
+  test("an error name that is not shaped like an error class (a secret set as name) is logged as Error", async () => {
+    for (const name of ["sk_live_4eC39HqLyjWDarjtT1zdp7dc", "ghp_Canary123", "AKIACANARY7EXAMPLE", "Bearer"]) {
+      const error = new Error("m");
+      error.name = name;
+      assert.match(describeError(error), /^Error( at |$)/, name);
+    }
+    for (const name of ["TypeError", "AbortError", "DOMException", "Error", "PolicyViolationError"]) {
+      const error = new Error("m");
+      error.name = name;
+      assert.match(describeError(error), new RegExp(`^${name}( at |$)`));
+    }
+    const { engine, lines } = engineWithLog();
+    engine.on("leaky", "before_tool_call", () => {
+      const error = new Error("denied");
+      error.name = "sk_live_CANARY_4eC39HqLyjWDarjtT1zdp7dc";
+      throw error;
+    });
+    await engine.emit("before_tool_call", toolEvent);
+    assert.equal(lines.length, 1);
+    assert.doesNotMatch(lines[0] as string, /CANARY|sk_live/);
+    assert.match(lines[0] as string, /handler leaky threw \(Error at /);
+  });
 });
