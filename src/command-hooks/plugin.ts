@@ -1,5 +1,6 @@
 import { currentRunContext, type RunContext } from "../hooks/run-context.js";
 import type { PluginDefinition } from "../plugins/define.js";
+import { REVISION_LIMITS } from "../runtime/finalize.js";
 import type { Approver } from "../runtime/types.js";
 import type { SessionStore } from "../store/types.js";
 import { type MergedVerdict, runCommandHooks } from "./dispatch.js";
@@ -10,7 +11,7 @@ import { HOOK_BLOCK_REASON } from "./verdict.js";
 
 export const COMMAND_HOOKS_PLUGIN_ID = "command-hooks";
 /** Consecutive Stop / SubagentStop blocks allowed in one run before the answer stands. */
-export const MAX_STOP_BLOCKS = 8;
+export const MAX_STOP_BLOCKS = REVISION_LIMITS.stop.limit;
 // Command hooks keep their own timeouts (seconds, per handler); the engine's must not cut them short.
 const ENGINE_TIMEOUT_MS = 600_000;
 
@@ -203,7 +204,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
               retry: {
                 instruction: reasonOf(v),
                 idempotencyKey: `${COMMAND_HOOKS_PLUGIN_ID}:stop:${loopCount}`,
-                maxAttempts: MAX_STOP_BLOCKS,
+                budget: "stop",
               },
             };
           },

@@ -433,8 +433,19 @@ export const HOOKS = {
         retry: z
           .object({
             instruction: z.string().min(1),
-            maxAttempts: z.number().int().positive().optional(),
+            maxAttempts: z
+              .number()
+              .int()
+              .positive()
+              .optional()
+              .describe("how often this instruction may loop (default 1); the run's limit still applies"),
             idempotencyKey: z.string().optional(),
+            budget: z
+              .enum(["revise", "stop"])
+              .optional()
+              .describe(
+                'the limit it counts against: "revise" (default) 3 per run, "stop" (Claude Code Stop blocks) 8 in a row',
+              ),
           })
           .strict()
           .optional(),

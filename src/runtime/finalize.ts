@@ -2,16 +2,24 @@ import { messageText } from "../core/message.js";
 import type { RuntimeDeps } from "./deps.js";
 import type { RunState } from "./state.js";
 
-/** Revisions per run when no retry asks for more attempts. */
-export const MAX_REVISIONS = 3;
-/** The hard ceiling: a retry's own `maxAttempts` can raise the run's cap up to here, never past it. */
-export const MAX_REVISIONS_CEILING = 8;
+/**
+ * The limits of DESIGN §3 step 9 on sending a final answer back, by the budget a retry counts
+ * against: a plugin's `revise` at most 3 times per run, whatever a retry's `maxAttempts` says
+ * (that only bounds its own instruction); Claude Code's Stop / SubagentStop blocks (retries
+ * with `budget: "stop"`) at most 8 times in a row.
+ */
+export const REVISION_LIMITS = {
+  revise: { limit: 3, counts: "per-run" },
+  stop: { limit: 8, counts: "consecutive" },
+} as const satisfies Record<string, { limit: number; counts: "per-run" | "consecutive" }>;
+export type RevisionBudget = keyof typeof REVISION_LIMITS;
+
 const DEFAULT_INSTRUCTION = "Please revise your answer.";
 
 /**
- * DESIGN §3 step 9: on a natural final answer, `before_agent_finalize` may ask for one more
- * pass. Returns true when the run should loop back to the model. Each retry counts against its
- * own `maxAttempts` (default 1, keyed by idempotency key or instruction) and the run's cap.
+ * On a natural final answer, `before_agent_finalize` may ask for one more pass. Returns true
+ * when the run should loop back to the model. Each retry counts against its own `maxAttempts`
+ * (default 1, keyed by idempotency key or instruction) and against its budget's limit.
  */
 export async function askForRevision(deps: RuntimeDeps, state: RunState): Promise<boolean> {
   if (!deps.engine.hasHooks("before_agent_finalize")) return false;
@@ -23,24 +31,30 @@ export async function askForRevision(deps: RuntimeDeps, state: RunState): Promis
     attempt: state.revisions.length,
   });
   const { action, reason, retry } = outcome.result;
-  const cap = Math.min(MAX_REVISIONS_CEILING, Math.max(MAX_REVISIONS, ...(retry ?? []).map((r) => r.maxAttempts ?? 1)));
-  if (action !== "revise" || state.revisions.length >= cap) return false;
+  const charged = new Set<RevisionBudget>();
   const instructions: string[] = [];
-  for (const r of retry ?? []) {
-    const key = r.idempotencyKey ?? r.instruction;
+  const take = (key: string, maxAttempts: number, budget: RevisionBudget): string | undefined => {
     const used = state.retryCounts.get(key) ?? 0;
-    if (used >= (r.maxAttempts ?? 1)) continue;
+    if (used >= maxAttempts || state.revisionCounts[budget] >= REVISION_LIMITS[budget].limit) return undefined;
     state.retryCounts.set(key, used + 1);
-    instructions.push(r.instruction);
+    charged.add(budget);
+    return key;
+  };
+  if (action === "revise") {
+    for (const r of retry ?? [])
+      if (take(r.idempotencyKey ?? r.instruction, r.maxAttempts ?? 1, r.budget ?? "revise") !== undefined)
+        instructions.push(r.instruction);
+    // A revise without a retry asks once with its reason.
+    if (!retry?.length) {
+      const instruction = take(reason ?? DEFAULT_INSTRUCTION, 1, "revise");
+      if (instruction !== undefined) instructions.push(instruction);
+    }
   }
-  if (retry?.length && instructions.length === 0) return false;
-  if (instructions.length === 0) {
-    const key = reason ?? DEFAULT_INSTRUCTION;
-    const used = state.retryCounts.get(key) ?? 0;
-    if (used >= 1) return false;
-    state.retryCounts.set(key, used + 1);
-    instructions.push(key);
+  for (const budget of Object.keys(REVISION_LIMITS) as RevisionBudget[]) {
+    if (charged.has(budget)) state.revisionCounts[budget]++;
+    else if (REVISION_LIMITS[budget].counts === "consecutive") state.revisionCounts[budget] = 0;
   }
+  if (instructions.length === 0) return false;
   state.revisions.push({ afterMessageId: last?.id, text: instructions.join("\n\n") });
   return true;
 }

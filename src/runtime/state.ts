@@ -5,6 +5,7 @@ import type { QueuedInjection } from "../store/types.js";
 import { charsToTokens, messageChars } from "./compaction.js";
 import type { ResolvedModel } from "./deps.js";
 import type { EventSink } from "./events.js";
+import type { RevisionBudget } from "./finalize.js";
 import type { BlockedBy, RunOutcome } from "./types.js";
 
 /** Model-only text assembled from hooks and queued injections: never stored as the user's words. */
@@ -36,6 +37,8 @@ export class RunState {
   readonly revisions: { readonly afterMessageId: string | undefined; readonly text: string }[] = [];
   /** How often each retry (by idempotency key or instruction) was applied. */
   readonly retryCounts = new Map<string, number>();
+  /** Revisions counted against each budget of `REVISION_LIMITS` (consecutive ones reset when unused). */
+  readonly revisionCounts: Record<RevisionBudget, number> = { revise: 0, stop: 0 };
   steps = 0;
   usage: ModelUsage | undefined;
   outcome: RunOutcome = "completed";

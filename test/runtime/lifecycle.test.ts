@@ -234,6 +234,31 @@ describe("before_agent_finalize", () => {
     assert.equal(result.reply, "fourth");
   });
 
+  test("a retry's maxAttempts cannot raise the run's limit: maxAttempts 5 gets exactly 3 revisions", async () => {
+    const eager = plugin("eager", (api) =>
+      api.on("before_agent_finalize", () => ({ action: "revise", retry: { instruction: "again", maxAttempts: 5 } })),
+    );
+    const { gatehouse, calls } = testGatehouse(script, { plugins: [eager] });
+    const result = await gatehouse.run({ prompt: "q" });
+    assert.equal(calls.length, 4);
+    assert.equal(result.reply, "fourth");
+  });
+
+  test("retries on the stop budget (Claude Code's Stop blocks) may go on 8 times in a row, and no further", async () => {
+    const turns = Array.from({ length: 12 }, (_, i) => ({ text: `attempt ${i}` }));
+    let n = 0;
+    const stopper = plugin("stopper", (api) =>
+      api.on("before_agent_finalize", () => ({
+        action: "revise",
+        retry: { instruction: `block ${n}`, idempotencyKey: `block ${n++}`, budget: "stop" },
+      })),
+    );
+    const { gatehouse, calls } = testGatehouse({ runs: [{ turns }] }, { plugins: [stopper] });
+    const result = await gatehouse.run({ prompt: "q" });
+    assert.equal(calls.length, 9);
+    assert.equal(result.reply, "attempt 8");
+  });
+
   test("finalize wins over revise", async () => {
     const both = plugin("both", (api) => {
       api.on("before_agent_finalize", () => ({ action: "revise", retry: { instruction: "x" } }));
