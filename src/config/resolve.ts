@@ -105,7 +105,7 @@ function commandHooks(
   const options = config.commandHooks ?? {};
   return {
     load: {
-      ...(file !== undefined && config.hooks !== undefined ? { configHooks: { file, hooks: config.hooks } } : {}),
+      ...(file === undefined ? {} : configSource(file, config)),
       ...(settings === undefined ? {} : { cliSettings: settings, cwd }),
       ...(options.codePuppy === undefined ? {} : { codePuppy: options.codePuppy }),
       ...(options.dialects === undefined ? {} : { dialects: options.dialects }),
@@ -114,6 +114,22 @@ function commandHooks(
       ...(env.PATH === undefined ? {} : { pathVar: env.PATH }),
     },
     ...(options.passEnv === undefined ? {} : { passEnv: options.passEnv }),
+  };
+}
+
+/** gatehouse.json as the `config` hook source: its `hooks` block and its `disableAllHooks`. */
+function configSource(
+  file: string,
+  config: GatehouseConfig,
+): { configHooks?: { file: string; hooks?: unknown; disableAllHooks?: boolean } } {
+  const { hooks, disableAllHooks } = config;
+  if (hooks === undefined && disableAllHooks === undefined) return {};
+  return {
+    configHooks: {
+      file,
+      ...(hooks === undefined ? {} : { hooks }),
+      ...(disableAllHooks === undefined ? {} : { disableAllHooks }),
+    },
   };
 }
 

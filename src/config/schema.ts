@@ -45,6 +45,12 @@ export const GatehouseConfigSchema = z
     hooks: HooksBlockSchema.optional().describe(
       "Claude Code settings.json hooks: event name → matcher groups of command or http handlers.",
     ),
+    disableAllHooks: z
+      .boolean()
+      .optional()
+      .describe(
+        "true turns every command hook off (all sources), as in Claude Code's settings.json; --settings '{\"disableAllHooks\":false}' turns them back on.",
+      ),
     hookTimeouts: PluginHookOptionsSchema.pick({ timeoutMs: true, timeouts: true })
       .optional()
       .describe(

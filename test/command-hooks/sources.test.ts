@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { loadCommandHookSources } from "../../src/command-hooks/sources.js";
+import { loadConfig, resolveSettings } from "../../src/config/index.js";
 import { tempDir } from "./helpers.js";
 
 function write(file: string, value: unknown) {
@@ -126,6 +127,29 @@ describe("command-hook sources", () => {
     assert.equal(loadCommandHookSources(base(d)).handlers.length, 2);
     const cliOff = loadCommandHookSources({ ...base(d), cliSettings: '{"disableAllHooks":true}' });
     assert.equal(cliOff.handlers.length, 0);
+  });
+
+  test("gatehouse.json's disableAllHooks turns off the .claude/ files' hooks; --settings false turns them back on", async () => {
+    const d = setup();
+    write(join(d.home, ".claude/settings.json"), settings("PreToolUse", "echo user"));
+    const file = join(d.project, "gatehouse.json");
+    write(file, { disableAllHooks: true, hooks: settings("PreToolUse", "echo config").hooks });
+    const { config } = await loadConfig({ cwd: d.project, env: {} });
+    const load = (cliSettings?: string) =>
+      loadCommandHookSources({
+        ...base(d),
+        ...resolveSettings({ config, file, cwd: d.project, env: {}, ...(cliSettings ? { settings: cliSettings } : {}) })
+          .commandHooks.load,
+      });
+    const off = load();
+    assert.deepEqual(off.diagnostics, []);
+    assert.equal(off.disabled, true);
+    assert.deepEqual(off.handlers, []);
+    const on = load('{"disableAllHooks":false}');
+    assert.deepEqual(
+      on.handlers.map((h) => h.source),
+      ["user", "config"],
+    );
   });
 
   test("the code-puppy source is read only when enabled, bare or wrapped, and defaults to its dialect", () => {

@@ -78,6 +78,9 @@ describe("parseConfig: every problem names the file, the JSON path and what was 
     assert.deepEqual(problems({ commandHooks: { onFailure: "ignore" } }), [
       'gatehouse.json: commandHooks.onFailure: expected one of "continue", "block", got "ignore"',
     ]);
+    assert.deepEqual(problems({ disableAllHooks: "yes" }), [
+      "gatehouse.json: disableAllHooks: expected true or false, got a string",
+    ]);
     assert.deepEqual(problems({ plugins: {} }), ["gatehouse.json: plugins: expected an array, got an object"]);
     assert.deepEqual(problems([]), ["gatehouse.json: (top level): expected an object, got an array"]);
   });

@@ -112,4 +112,12 @@ describe("resolveSettings", () => {
     // The settings files are read even without gatehouse.json.
     assert.deepEqual(resolveSettings({ config: {}, cwd, env: {} }).commandHooks, { load: {} });
   });
+
+  test("command hooks: gatehouse.json's disableAllHooks is passed to the config source, with or without hooks", () => {
+    const off = resolveSettings({ config: { disableAllHooks: true }, file, cwd, env: {} });
+    assert.deepEqual(off.commandHooks.load?.configHooks, { file, disableAllHooks: true });
+    const hooks = { PreToolUse: [{ hooks: [{ type: "command" as const, command: "./g.sh" }] }] };
+    const on = resolveSettings({ config: { hooks, disableAllHooks: false }, file, cwd, env: {} });
+    assert.deepEqual(on.commandHooks.load?.configHooks, { file, hooks, disableAllHooks: false });
+  });
 });
