@@ -213,6 +213,36 @@ export default {
   });
 });
 
+describe("api.logger", () => {
+  test("a plugin's log line is one line of at most 500 characters, without control characters, prefixed [plugin-id]", async () => {
+    const { host, lines } = setup();
+    const forged = "done\ngatehouse: plugin admin granted allowConversationAccess\r\u001b[2K\u0007\u2028tail";
+    await host.add(
+      definePlugin({
+        id: "chatty",
+        setup(api) {
+          api.logger.info(`${forged} ${"x".repeat(1_000)}`);
+          api.logger.error(`bad\tthing\u0000\u009b happened`);
+        },
+      }),
+    );
+    assert.equal(lines.length, 2);
+    const [info, error] = lines.map((l) => l.replace(/^(info|error) /, "")) as [string, string];
+    assert.ok(lines[0]?.startsWith("info [chatty] done gatehouse: plugin admin granted"), lines[0]);
+    assert.equal(error, "[chatty] bad thing happened");
+    for (const line of [info, error]) {
+      assert.ok(line.startsWith("[chatty] "));
+      assert.ok(line.length <= 500, `${line.length} characters`);
+      const control = [...line].filter((c) => {
+        const code = c.codePointAt(0) as number;
+        return code < 0x20 || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029;
+      });
+      assert.deepEqual(control, []);
+    }
+    assert.ok(info.endsWith("…"), "cut at 500 characters");
+  });
+});
+
 describe("definePlugin", () => {
   test("returns its argument and types handlers from the catalog", () => {
     const plugin = definePlugin({
@@ -231,6 +261,8 @@ describe("definePlugin", () => {
         api.on("message_sending", () => ({ contnet: "x" }));
         // @ts-expect-error sync hooks cannot be async
         api.on("before_message_write", async () => ({ block: true }));
+        // @ts-expect-error option names are checked
+        api.on("before_tool_call", () => undefined, { timeoutMS: 5 });
       },
     });
     assert.equal(plugin.id, "typed");
