@@ -191,7 +191,7 @@ export default definePlugin({
   id: "no-secrets",
   setup(api) {
     api.on("message_sending", (event) => ({ content: event.content.replaceAll(/sk-\\w+/g, "[key]") }), {
-      priority: 10, // higher runs first; ties run in registration order
+      priority: 10, // higher runs first; for ties see "Order" below
       timeoutMs: 2_000, // this handler's own timeout (operators can override it)
     });
   },
@@ -202,7 +202,8 @@ A handler receives \`(event, ctx)\` and returns a result, a promise of one, or n
 Returning nothing (\`undefined\`) means "no opinion" on every kind of hook. \`api.on\` is typed
 from the catalog, so the event, \`ctx\` and the allowed result are checked at compile time.
 Other options: \`matcher\` (tool hooks only, see below) and \`id\` (registering the same \`id\`
-again replaces the handler instead of adding a second one).
+again replaces the handler instead of adding a second one). Any other key is an
+[invalid registration](#invalid-registrations).
 
 ## Kinds
 
@@ -221,7 +222,20 @@ Every hook has one of five kinds, which decide how its handlers run and what the
 - **sync**: handlers run synchronously on the persistence path (before a message is written).
   They must answer synchronously: a returned Promise is an error and its result is ignored.
 
-Handlers run by priority (higher first), then in registration order.
+## Order
+
+Handlers run by priority, higher first. Among equal priorities:
+
+1. plugins run in the order they first registered (for plugins in \`gatehouse.json\`, the order
+   of the \`plugins\` list), and a plugin keeps that place when it is reloaded: a reload swaps
+   its handlers in where the old ones were, not at the end. Only a plugin taken off the engine
+   (\`HookEngine.removePlugin\`) and added again counts as new and goes after the others;
+2. one plugin's handlers run in the order it registered them; registering the same \`id\` again
+   replaces the handler in its place.
+
+This is not global registration order: a handler that plugin A adds (\`HookEngine.on\`) after
+plugin B's still runs before B's, and two plugins keep their relative order however often
+either is reloaded.
 
 ## Merge rules
 
@@ -282,8 +296,20 @@ Bundled plugins and plugins passed in code may register them; a plugin loaded fr
 package named in configuration needs \`allowConversationAccess: true\` in its \`gatehouse.json\`
 entry (\`plugins[].hooks\`). The hooks that inject text into the prompt
 (${hookList((s) => s.access.promptInjection)}) can also be refused to any plugin with
-\`allowPromptInjection: false\`. A refused registration is reported loudly (a startup warning,
-\`gatehouse plugins inspect\`); the plugin's other hooks still work.
+\`allowPromptInjection: false\`. A refusal is the operator's choice, so the run goes on: the
+refused registration is reported loudly (a startup warning, and a \`refused\` line in
+\`gatehouse plugins inspect\`) and the plugin's other hooks still work.
+
+## Invalid registrations
+
+A registration that cannot run as written is an error, not a refusal: an unknown hook name, a
+\`matcher\` on a hook that takes none or a matcher that does not compile, an unknown option
+(\`timeoutMS\`, \`prioirty\`), options that are not an object or hold a bad value, a handler that is
+not a function. \`gatehouse run\` and \`gatehouse chat\` then refuse to start (exit 2), naming the
+plugin, its file and the hook: a typo'd guard that was silently missing would leave a policy
+unenforced. \`gatehouse plugins inspect\` lists the errors too. A program embedding Gatehouse
+finds them in \`gatehouse.plugins.diagnostics\` (\`level: "error"\`); there the plugin's valid
+registrations are in place, and whether to run anyway is the program's decision.
 
 ## Tool matchers
 

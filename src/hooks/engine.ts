@@ -119,6 +119,11 @@ export class HookEngine {
    * modify → merged result (+ who latched a decision); gate → pass or block; claim → the
    * winning claim; observe → a promise (awaited hooks) or nothing (detached hooks); sync → the
    * merged result, synchronously.
+   *
+   * The event is deep-frozen in place (the caller's objects too) and handed to handlers as is.
+   * Freezing stops at anything already frozen — that is what makes a 10,000-message history
+   * cost one check — so a producer that passes a frozen object must have frozen it all the way
+   * down (`deepFreeze`): a frozen array of unfrozen messages would let a handler change them.
    */
   emit<K extends HookName>(hook: K, event: HookEvent<K>): DispatchResult<K> {
     const registrations = this.registry.lists.get(hook);

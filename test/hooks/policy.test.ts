@@ -7,7 +7,7 @@ const runEvent = { prompt: "p", modelPrompt: "p", messages: [], systemPrompt: ""
 const never = () => new Promise<undefined>(() => {});
 
 describe("ordering", () => {
-  test("higher priority runs first; equal priorities run in registration order", async () => {
+  test("higher priority runs first; equal priorities run by the plugin's first registration, then the plugin's own order", async () => {
     const { engine } = engineWithLog();
     const order: string[] = [];
     const record = (name: string) => () => {
