@@ -12,5 +12,7 @@ export const notices = {
   approvalDenied: (toolName: string) => `The ${toolName} call was not approved.`,
   toolNotAllowed: (toolName: string) => `The tool ${toolName} is not available in this run.`,
   unknownTool: (toolName: string) => `There is no tool named ${toolName}.`,
+  cancelledUnchecked: "The run was cancelled before its output was checked; the unchecked output was removed.",
+  failedUnchecked: "The run failed before its output was checked; the unchecked output was removed.",
   interrupted: "The previous run stopped before it finished (its process ended); its unchecked output was removed.",
 } as const;

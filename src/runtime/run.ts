@@ -19,6 +19,7 @@ import { writeMessage } from "./persist.js";
 import { RunState } from "./state.js";
 import { runToolCalls } from "./tool-calls.js";
 import type { RunInput, RunOutcome, RunResult } from "./types.js";
+import { discardUncheckedOutput, recoverInterruptedRuns } from "./unchecked.js";
 
 /**
  * One run = one user turn, in the order of DESIGN §3. Each step below is one function; a step
@@ -69,37 +70,6 @@ export async function executeRun(
     }
   } finally {
     await lock.release();
-  }
-}
-
-/**
- * Runs of this session still "running" when we hold its run lock belong to a process that died
- * mid-run (SIGKILL, power loss). What they wrote never reached the output gates, so it goes as a
- * block would take it (fail closed): their assistant and tool messages, and those of their
- * sub-agent runs (whose answers never passed the parent's after_tool_call, or now answer a call
- * that is gone), give way to a notice; the user's prompt, which passed its gate, stays. This also
- * answers any tool call they left without a result, which providers reject.
- */
-async function recoverInterruptedRuns(deps: RuntimeDeps, sessionId: string): Promise<void> {
-  const { store } = deps;
-  const stale = (await store.listRuns(sessionId)).filter((r) => r.status === "running");
-  if (stale.length === 0) return;
-  const staleIds = new Set(stale.map((r) => r.id));
-  for (const sessions = [sessionId]; sessions.length; ) {
-    const children = await store.listSessions({ parentSessionId: sessions.shift() as string, limit: 10_000 });
-    for (const c of children) {
-      sessions.push(c.id);
-      for (const run of await store.listRuns(c.id)) {
-        if (run.status !== "running" && !(run.parentRunId !== null && staleIds.has(run.parentRunId))) continue;
-        stale.push(run);
-        staleIds.add(run.id);
-      }
-    }
-  }
-  for (const run of stale) {
-    if ((await store.runMessages(run.id)).length === 0) await store.finishRun(run.id, "failed");
-    else await store.blockRun(run.id, { notice: notices.interrupted, blockedBy: "gatehouse", hook: "recovery" });
-    deps.logger.warn(`run ${run.id} was interrupted (its process ended); its unchecked output was removed`);
   }
 }
 
@@ -165,7 +135,8 @@ async function lifecycle(
     state.outcome = state.signal.aborted ? "cancelled" : "failed";
     state.reply = null;
     if (state.outcome === "failed") state.error = describeFailure(error);
-    await closeDanglingToolCalls(deps, state);
+    if (!outputGated(deps)) await closeDanglingToolCalls(deps, state);
+    else if (!(await discardUncheckedOutput(deps, state))) state.leftForRecovery = true;
   } finally {
     // 13.
     await endRun(deps, state);
@@ -303,7 +274,7 @@ async function admitPrompt(deps: RuntimeDeps, state: RunState): Promise<boolean>
 async function agentLoop(deps: RuntimeDeps, state: RunState, depth: number): Promise<void> {
   const tools = availableTools(deps, state, depth);
   const modelTools = publishTools([...tools.values()]);
-  const liveText = !deps.engine.hasHooks("before_response_emit") && !deps.engine.hasHooks("message_sending");
+  const liveText = !outputGated(deps);
   const { compaction, maxSteps } = deps.config;
   while (state.steps < maxSteps) {
     state.signal.throwIfAborted();
@@ -318,9 +289,14 @@ async function agentLoop(deps: RuntimeDeps, state: RunState, depth: number): Pro
   }
 }
 
+/** Whether an output gate has a handler: then no output counts until the gates passed it. */
+function outputGated(deps: RuntimeDeps): boolean {
+  return deps.engine.hasHooks("before_response_emit") || deps.engine.hasHooks("message_sending");
+}
+
 /** 13. The run's end: its status, then `agent_end` with the messages as stored after any scrub. */
 async function endRun(deps: RuntimeDeps, state: RunState): Promise<void> {
-  await deps.store.finishRun(state.runId, state.outcome);
+  if (!state.leftForRecovery) await deps.store.finishRun(state.runId, state.outcome);
   if (!deps.engine.hasHooks("agent_end")) return;
   await deps.engine.emit("agent_end", {
     runId: state.runId,
@@ -413,7 +389,8 @@ function availableTools(deps: RuntimeDeps, state: RunState, depth: number): Read
 
 /**
  * A run that stopped between a tool call and its result would leave history the providers
- * reject; each unanswered call gets an error result saying the run ended.
+ * reject; each unanswered call gets an error result saying the run ended. (With an output gate
+ * the calls go with the run's unchecked output instead.)
  */
 async function closeDanglingToolCalls(deps: RuntimeDeps, state: RunState): Promise<void> {
   const answered = new Set<string>();

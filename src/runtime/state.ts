@@ -45,6 +45,8 @@ export class RunState {
   reply: string | null = null;
   blockedBy: BlockedBy | undefined;
   error: string | undefined;
+  /** Its unchecked output could not be removed: the run stays "running" for recovery to finish. */
+  leftForRecovery = false;
 
   constructor(
     readonly sessionId: string,

@@ -17,7 +17,8 @@ interface ToolOutcome {
 
 /**
  * Runs the tool calls of one model step and stores their results, in call order. Calls run
- * concurrently only when every tool of the step says it may.
+ * concurrently only when every tool of the step says it may; a run that stops waits for all of
+ * them, so no call (or sub-agent run) goes on after its run ended.
  */
 export async function runToolCalls(
   deps: RuntimeDeps,
@@ -26,11 +27,16 @@ export async function runToolCalls(
   available: ReadonlyMap<string, Tool>,
 ): Promise<void> {
   const parallel = calls.length > 1 && calls.every((c) => available.get(c.toolName)?.parallel === true);
-  const outcomes = parallel
-    ? await Promise.all(calls.map((call) => runToolCall(deps, state, call, available.get(call.toolName))))
-    : [];
-  if (!parallel)
-    for (const call of calls) outcomes.push(await runToolCall(deps, state, call, available.get(call.toolName)));
+  const outcomes: ToolOutcome[] = [];
+  if (parallel) {
+    const settled = await Promise.allSettled(
+      calls.map((call) => runToolCall(deps, state, call, available.get(call.toolName))),
+    );
+    for (const s of settled) {
+      if (s.status === "rejected") throw s.reason;
+      outcomes.push(s.value);
+    }
+  } else for (const call of calls) outcomes.push(await runToolCall(deps, state, call, available.get(call.toolName)));
   for (const [i, call] of calls.entries()) await storeResult(deps, state, call, outcomes[i] as ToolOutcome);
 }
 

@@ -312,7 +312,7 @@ export class CoreStore implements SessionStore {
           createdAt: at,
           ...(plan.seq === undefined ? {} : { seq: plan.seq }),
         });
-        await tx.setRunStatus(runId, "blocked", run.endedAt);
+        await tx.setRunStatus(runId, parsed.status ?? "blocked", run.endedAt);
         return { replacement, removedMessages: plan.removals.length, droppedSummaries: covering.length, changed: true };
       },
       (result) => result.changed,

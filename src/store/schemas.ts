@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PartSchema } from "../core/message.js";
 import { StoreError } from "./errors.js";
-import { AUDIT_OUTCOMES, INJECTION_PLACEMENTS, RUN_TRIGGERS } from "./types.js";
+import { AUDIT_OUTCOMES, INJECTION_PLACEMENTS, RUN_STATUSES, RUN_TRIGGERS } from "./types.js";
 
 // Everything the store receives from callers is checked here, once; rows read back from the
 // database are the store's own writes and are trusted.
@@ -45,7 +45,13 @@ export const AppendMessageSchema = z
   });
 
 export const BlockSchema = z
-  .object({ notice: z.string().min(1), blockedBy: slug, hook: slug, category: slug.optional() })
+  .object({
+    notice: z.string().min(1),
+    blockedBy: slug,
+    hook: slug,
+    category: slug.optional(),
+    status: z.enum(RUN_STATUSES).exclude(["running"]).optional(),
+  })
   .strict();
 
 export const RewriteTextsSchema = z.array(z.string());

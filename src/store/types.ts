@@ -131,6 +131,11 @@ export interface BlockInput {
   readonly blockedBy: string;
   readonly hook: string;
   readonly category?: string;
+  /**
+   * The run's status after the block (default `blocked`): a run that was cancelled or failed (or a
+   * sub-agent run under it) keeps its own outcome when its unchecked output gives way to the notice.
+   */
+  readonly status?: FinalRunStatus;
 }
 
 export interface BlockResult {

@@ -458,6 +458,29 @@ export function defineStoreSuite(label: string, factory: StoreFactory): void {
     );
 
     test(
+      "a block may leave the run cancelled or failed: the output goes, the outcome stays",
+      withStore(async ({ store }) => {
+        const { session, run } = await sessionWithHistory(store);
+        await store.appendMessage({ sessionId: session.id, runId: run.id, role: "user", parts: [text("q")] });
+        await store.appendMessage({
+          sessionId: session.id,
+          runId: run.id,
+          role: "assistant",
+          parts: [text("unchecked"), toolCall("c1", {})],
+        });
+        await store.blockRun(run.id, { ...NOTICE, status: "cancelled" });
+        assert.equal((await store.getRun(run.id))?.status, "cancelled");
+        assert.deepEqual((await store.runMessages(run.id)).map(messageText), ["q", NOTICE.notice]);
+        assert.equal((await store.finishRun(run.id, "cancelled")).status, "cancelled");
+        const failed = await store.startRun({ sessionId: session.id });
+        await store.appendMessage({ sessionId: session.id, runId: failed.id, role: "assistant", parts: [text("x")] });
+        await store.blockRun(failed.id, { ...NOTICE, status: "failed" });
+        assert.equal((await store.getRun(failed.id))?.status, "failed");
+        await rejectsWith(store.blockRun(failed.id, { ...NOTICE, status: "running" as never }), "invalid");
+      }),
+    );
+
+    test(
       "blocking the same run again is a no-op",
       withStore(async ({ store }) => {
         const { session, run } = await sessionWithHistory(store);

@@ -1,0 +1,82 @@
+import type { Run, SessionStore } from "../store/types.js";
+import type { RuntimeDeps } from "./deps.js";
+import { notices } from "./notices.js";
+import type { RunState } from "./state.js";
+
+/**
+ * Output that never passed the output gates (DESIGN §1: gates fail closed) goes as a block would
+ * take it: the run's assistant and tool messages, and those of its sub-agent runs, give way to a
+ * notice; the user's prompt, which passed its gate, stays. No tool call is left without a result,
+ * since the calls go with the answers.
+ */
+
+/**
+ * Runs of this session still "running" when we hold its run lock belong to a process that died
+ * mid-run (SIGKILL, power loss). Their sub-agent runs go too: their answers never passed the
+ * parent's after_tool_call, or now answer a call that is gone.
+ */
+export async function recoverInterruptedRuns(deps: RuntimeDeps, sessionId: string): Promise<void> {
+  const { store } = deps;
+  const stale = (await store.listRuns(sessionId)).filter((r) => r.status === "running");
+  if (stale.length === 0) return;
+  const children = await subagentRuns(store, sessionId, stale, (run) => run.status === "running");
+  for (const run of [...stale, ...children]) {
+    if ((await store.runMessages(run.id)).length === 0) await store.finishRun(run.id, "failed");
+    else await store.blockRun(run.id, { notice: notices.interrupted, blockedBy: "gatehouse", hook: "recovery" });
+    deps.logger.warn(`run ${run.id} was interrupted (its process ended); its unchecked output was removed`);
+  }
+}
+
+/**
+ * A run that ends cancelled or failed while an output gate has handlers stopped before its
+ * output was checked. Each run keeps its own outcome. Returns false when the store could not
+ * do it: the run is then left "running", for the next admission's recovery to finish fail-closed.
+ */
+export async function discardUncheckedOutput(deps: RuntimeDeps, state: RunState): Promise<boolean> {
+  const { store } = deps;
+  const outcome = state.outcome === "cancelled" ? "cancelled" : "failed";
+  const block = {
+    notice: outcome === "cancelled" ? notices.cancelledUnchecked : notices.failedUnchecked,
+    blockedBy: "gatehouse",
+    hook: outcome === "cancelled" ? "cancellation" : "failure",
+  };
+  try {
+    const own = (await store.getRun(state.runId)) as Run;
+    for (const run of [own, ...(await subagentRuns(store, state.sessionId, [own]))]) {
+      const messages = await store.runMessages(run.id);
+      if (!messages.some((m) => m.role === "assistant" || m.role === "tool")) continue;
+      const status = run.id === state.runId || run.status === "running" ? outcome : run.status;
+      await store.blockRun(run.id, { ...block, status });
+    }
+    return true;
+  } catch (error) {
+    deps.logger.warn(`run ${state.runId}: its unchecked output could not be removed yet (${(error as Error).name})`);
+    return false;
+  }
+}
+
+/**
+ * The sub-agent runs (any depth) under `roots`, parents before children, found through the
+ * sub-agent sessions of `sessionId`; `alsoInclude` adds runs whatever their parent.
+ */
+async function subagentRuns(
+  store: SessionStore,
+  sessionId: string,
+  roots: readonly Run[],
+  alsoInclude: (run: Run) => boolean = () => false,
+): Promise<Run[]> {
+  const found: Run[] = [];
+  const ids = new Set(roots.map((r) => r.id));
+  for (const sessions = [sessionId]; sessions.length; ) {
+    const children = await store.listSessions({ parentSessionId: sessions.shift() as string, limit: 10_000 });
+    for (const child of children) {
+      sessions.push(child.id);
+      for (const run of await store.listRuns(child.id)) {
+        if (!alsoInclude(run) && !(run.parentRunId !== null && ids.has(run.parentRunId))) continue;
+        found.push(run);
+        ids.add(run.id);
+      }
+    }
+  }
+  return found;
+}
