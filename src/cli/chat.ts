@@ -7,15 +7,13 @@ import type { Command } from "commander";
 import pc from "picocolors";
 import type { RunStream } from "../runtime/gatehouse.js";
 import type { ApprovalDecision, ApprovalRequest, Approver, RunEvent, RunInput, RunResult } from "../runtime/types.js";
-import { ENVIRONMENT_HELP } from "./exit.js";
+import { ENVIRONMENT_HELP, EXIT } from "./exit.js";
 import { createCliLogger, type OutStream, oneLine } from "./output.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 const PROMPT = "> ";
 const EXIT_WORDS = new Set(["/exit", "/quit"]);
-/** Exit status after a second Ctrl-C while a turn would not stop. */
-const EXIT_FORCED = 130;
 
 const CHAT_HELP = `
 In the chat:
@@ -24,10 +22,12 @@ In the chat:
   /help /reset /compact /status and plugin commands are answered by the runtime
 
 Exit status:
-  0  the chat ended
-  1  the chat could not start
-  2  bad input or configuration: a bad flag, gatehouse.json, model spec or scripted
-     file, no model configured, a plugin that cannot be loaded`;
+    0  the chat ended
+    1  the chat could not start
+    2  bad input or configuration: a bad flag, gatehouse.json, model spec or scripted
+       file, no model configured, a plugin that cannot be loaded
+  130  a second Ctrl-C while a turn was still being cancelled: the chat left at once,
+       without waiting for that turn`;
 
 /** `gatehouse chat`'s options as commander parses them (the same names as `run`'s). */
 export interface ChatFlags {
@@ -107,7 +107,7 @@ export async function chatCommand(flags: ChatFlags, io: ChatIO): Promise<number>
     });
     // A turn that would not stop is left behind: closing would wait for it.
     if (summary.reason === "forced") close = undefined;
-    return summary.reason === "forced" ? EXIT_FORCED : 0;
+    return summary.reason === "forced" ? EXIT.interrupted : EXIT.ok;
   } catch (error) {
     if (!(error instanceof CliStop)) throw error;
     for (const line of error.message.split("\n")) log.error(line);

@@ -8,26 +8,32 @@ export const EXIT = {
   usage: 2,
   /** A policy hook blocked the turn. */
   blocked: 3,
+  /** A second Ctrl-C: the process stopped at once instead of waiting for the cancelled work (128 + SIGINT). */
+  interrupted: 130,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export const EXIT_CODES_HELP = `
 Exit status:
-  0  the turn completed (or a plugin answered it)
-  1  the run failed or was cancelled
-  2  bad input or configuration: a bad flag, gatehouse.json, model spec or scripted
-     file, no model configured, an empty prompt, a plugin that cannot be loaded
-  3  a policy hook blocked the turn (its notice is printed as the reply)`;
+    0  the turn completed (or a plugin answered it)
+    1  the run failed or was cancelled (the first Ctrl-C cancels it cleanly)
+    2  bad input or configuration: a bad flag, gatehouse.json, model spec or scripted
+       file, no model configured, an empty prompt, a plugin that cannot be loaded
+    3  a policy hook blocked the turn (its notice is printed as the reply)
+  130  a second Ctrl-C: gatehouse stopped at once, without waiting for the cancelled
+       run to wind down`;
 
 /** `gatehouse --help`: what the statuses mean across commands; each command's --help has its own list. */
 export const PROGRAM_EXIT_CODES_HELP = `
 Exit status (each command's --help says exactly when):
-  0  done: the turn completed or a plugin answered it; the command did what it was asked
-  1  a failure: the run failed or was cancelled, an id that does not exist, a store error
-  2  bad input or configuration: a bad flag or argument, gatehouse.json, model spec, a plugin
-     that cannot be loaded, a file gatehouse init will not overwrite
-  3  a policy hook blocked the turn (its notice is printed as the reply)`;
+    0  done: the turn completed or a plugin answered it; the command did what it was asked
+    1  a failure: the run failed or was cancelled, an id that does not exist, a store error
+    2  bad input or configuration: a bad flag or argument, gatehouse.json, model spec, a plugin
+       that cannot be loaded, a file gatehouse init will not overwrite
+    3  a policy hook blocked the turn (its notice is printed as the reply)
+  130  run and chat: a second Ctrl-C stopped gatehouse at once, without waiting for the
+       cancelled work to wind down`;
 
 export const ENVIRONMENT_HELP = `
 Environment:

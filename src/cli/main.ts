@@ -36,7 +36,7 @@ program
     let interrupted = false;
     const onSigint = () => {
       // First Ctrl-C cancels the run cleanly; a second one stops at once.
-      if (interrupted) process.exit(130);
+      if (interrupted) process.exit(EXIT.interrupted);
       interrupted = true;
       process.stderr.write("gatehouse: cancelling the run (Ctrl-C again to stop at once)\n");
       controller.abort();

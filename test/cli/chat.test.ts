@@ -13,6 +13,7 @@ import type { Approver, RunInput, RunResult } from "../../src/runtime/types.js";
 import { openSqliteStore } from "../../src/store/index.js";
 import { echoTool } from "../runtime/helpers.js";
 import { gatehouse, tempProjects } from "./helpers.js";
+import { gatehouseOnTerminal, hasColor } from "./project-helpers.js";
 
 const SECRET = "INTERNAL-REASON-7f3a: user matched rule 12";
 const NOTICE = "This request is not allowed here.";
@@ -210,6 +211,90 @@ describe("gatehouse chat (stdin piped: plain output)", { concurrency: 4 }, () =>
     assert.equal(r.code, 0);
     for (const flag of ["--session", "--model", "--config", "--data-dir", "--settings", "Ctrl-C", "/exit"])
       assert.ok(r.stdout.includes(flag), `${flag} in ${r.stdout}`);
+  });
+});
+
+/** Holds every turn at its prompt gate (the run's cancellation still ends it): a turn under way. */
+const HOLDER = `export default { id: "holder", setup(api) {
+  api.on("before_agent_run", () => { api.logger.warn("turn under way"); return new Promise(() => {}); }, { timeoutMs: 60000 });
+} };
+`;
+
+describe("gatehouse chat on a terminal", { concurrency: 2 }, () => {
+  const fresh = tempProjects();
+
+  test("colored on a terminal, never with NO_COLOR; the prompt and the reply either way", async () => {
+    const cwd = await fresh();
+    // Typed: a line, then Ctrl-D at the empty prompt.
+    const keys = { input: "hello there\r\x04" };
+    const colored = await gatehouseOnTerminal(["chat", "--model", "scripted:echo"], { cwd, ...keys });
+    assert.equal(colored.code, 0, colored.stderr);
+    assert.ok(hasColor(colored.stdout), "colors on a terminal");
+    const plain = await gatehouseOnTerminal(["chat", "--model", "scripted:echo"], {
+      cwd,
+      ...keys,
+      env: { NO_COLOR: "1" },
+    });
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.ok(!hasColor(plain.stdout + plain.stderr), "no color codes with NO_COLOR");
+    for (const r of [colored, plain]) {
+      const shown = stripVTControlCharacters(r.stdout);
+      assert.match(shown, /gatehouse chat · session \S+ \(new\)/);
+      assert.match(shown, /^> /m, "the prompt");
+      assert.match(shown, /^hello there$/m, "the reply on its own line");
+      assert.match(shown, /resume with: gatehouse chat --session \S+/);
+    }
+  });
+
+  test("Ctrl-C twice while a turn is being cancelled leaves the chat at once: exit 130", async () => {
+    const cwd = await fresh({
+      "holder.mjs": HOLDER,
+      "gatehouse.json": {
+        model: "scripted:echo",
+        plugins: [{ path: "holder.mjs", hooks: { allowConversationAccess: true } }],
+      },
+    });
+    let typed = false;
+    const r = await gatehouseOnTerminal(["chat"], {
+      cwd,
+      input: "hi\r",
+      keepStdinOpen: true,
+      // Both keys in one read: the second comes before the cancelled turn could wind down.
+      onStderr: (soFar, child) => {
+        if (!typed && soFar.includes("turn under way")) typed = child.stdin?.write("\x03\x03") ?? false;
+      },
+    });
+    assert.ok(typed);
+    assert.equal(r.code, 130, r.stderr);
+    assert.match(stripVTControlCharacters(r.stdout), /\^C cancelling the turn \(Ctrl-C again to quit\)/);
+  });
+
+  test("one Ctrl-C cancels the turn and the chat goes on; it then ends with exit 0", async () => {
+    const cwd = await fresh({
+      "holder.mjs": HOLDER,
+      "gatehouse.json": {
+        model: "scripted:echo",
+        plugins: [{ path: "holder.mjs", hooks: { allowConversationAccess: true } }],
+      },
+    });
+    let typed = false;
+    let left = false;
+    const r = await gatehouseOnTerminal(["chat"], {
+      cwd,
+      input: "hi\r",
+      keepStdinOpen: true,
+      onStderr: (soFar, child) => {
+        if (!typed && soFar.includes("turn under way")) typed = child.stdin?.write("\x03") ?? false;
+      },
+      // The chat says on stdout that the turn was cancelled; then leave with /exit.
+      onStdout: (soFar, child) => {
+        if (left || !stripVTControlCharacters(soFar).includes("turn cancelled")) return;
+        left = true;
+        child.stdin?.end("/exit\r");
+      },
+    });
+    assert.ok(typed && left);
+    assert.equal(r.code, 0, r.stderr);
   });
 });
 

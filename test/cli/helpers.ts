@@ -21,8 +21,12 @@ export interface CliOptions {
   readonly env?: Record<string, string>;
   /** Written to stdin, which is then closed; without it stdin is closed at once. */
   readonly input?: string;
+  /** Leave stdin open after `input`, to type more from `onStderr` (the child's stdin). */
+  readonly keepStdinOpen?: boolean;
   /** Called with all of stderr so far each time more arrives (to signal the child at the right moment). */
   readonly onStderr?: (soFar: string, child: ChildProcess) => void;
+  /** The same for stdout. */
+  readonly onStdout?: (soFar: string, child: ChildProcess) => void;
 }
 
 /** Runs `gatehouse …` as a child process, as a user would. */
@@ -43,6 +47,7 @@ export function runCli(preload: readonly string[], args: readonly string[], opti
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => {
       stdout += d;
+      options.onStdout?.(stdout, child);
     });
     child.stderr.setEncoding("utf8").on("data", (d: string) => {
       stderr += d;
@@ -50,7 +55,8 @@ export function runCli(preload: readonly string[], args: readonly string[], opti
     });
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? "");
+    if (options.keepStdinOpen) child.stdin.write(options.input ?? "");
+    else child.stdin.end(options.input ?? "");
   });
 }
 

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type CliResult, gatehouse, project, put, tempProjects } from "./helpers.js";
+import { gatehouseOnTty, hasColor, uncolored } from "./project-helpers.js";
 
 const MCP_FIXTURE = fileURLToPath(new URL("fixtures/mcp-echo.mjs", import.meta.url));
 const SECRET = "INTERNAL-REASON-7f3a: user matched rule 12";
@@ -330,6 +331,55 @@ describe("gatehouse run", { concurrency: 4 }, () => {
     assert.equal(r.code, 1, r.stderr);
     assert.equal(json(r).outcome, "cancelled");
     assert.match(r.stderr, /^gatehouse: run cancelled$/m);
+  });
+
+  test("a second Ctrl-C stops at once with exit 130, while a plugin keeps the run from winding down", async () => {
+    // An observer the run does not wait for, but closing does: it never finishes.
+    const lingerer = `export default { id: "lingerer", setup(api) {
+      api.on("model_call_started", () => { api.logger.warn("observer under way"); return new Promise(() => {}); }, { timeoutMs: 60000 });
+    } };`;
+    const cwd = await fresh({
+      "lingerer.mjs": lingerer,
+      "gatehouse.json": { model: "scripted:echo", plugins: [{ path: "lingerer.mjs" }] },
+    });
+    let signals = 0;
+    const r = await gatehouse(["run", "-p", "hi"], {
+      cwd,
+      onStderr: (soFar, child) => {
+        if (signals === 0 && soFar.includes("observer under way")) signals += Number(child.kill("SIGINT"));
+        else if (signals === 1 && soFar.includes("cancelling the run")) signals += Number(child.kill("SIGINT"));
+      },
+    });
+    assert.equal(signals, 2);
+    assert.equal(r.code, 130, r.stderr);
+  });
+
+  test("on a terminal a blocked reply and the session line are colored, never with NO_COLOR; a reply is printed as it is", async () => {
+    const cwd = await fresh({
+      "policy/block.mjs": BLOCKER,
+      "gatehouse.json": {
+        model: "scripted:echo",
+        plugins: [{ path: "policy/block.mjs", hooks: { allowConversationAccess: true } }],
+      },
+    });
+    const blocked = await gatehouseOnTty(["run", "-p", "hi"], { cwd });
+    assert.equal(blocked.code, 3, blocked.stderr);
+    assert.ok(hasColor(blocked.stdout), "the notice is colored");
+    assert.equal(uncolored(blocked.stdout), `${NOTICE}\n`);
+    assert.ok(hasColor(blocked.stderr), "the session line is colored");
+    assert.match(uncolored(blocked.stderr), /^session: \S+$/m);
+
+    const plain = await gatehouseOnTty(["run", "-p", "hi"], { cwd, env: { NO_COLOR: "1" } });
+    assert.equal(plain.code, 3, plain.stderr);
+    assert.equal(plain.stdout, `${NOTICE}\n`);
+    assert.match(plain.stderr, /^session: \S+$/m);
+    assert.ok(!hasColor(plain.stderr));
+
+    const reply = await gatehouseOnTty(["run", "--model", "scripted:echo", "--config", "none.json", "-p", "hi"], {
+      cwd: await fresh({ "none.json": {} }),
+    });
+    assert.equal(reply.code, 0, reply.stderr);
+    assert.equal(reply.stdout, "hi\n", "a completed reply is the model's text, uncolored");
   });
 
   test("a bad GATEHOUSE_DATABASE_URL is a configuration error", async () => {
