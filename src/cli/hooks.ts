@@ -27,6 +27,10 @@ export interface HooksListFlags extends HooksSourceFlags {
   readonly json?: boolean;
 }
 
+export interface HooksCheckFlags extends HooksSourceFlags {
+  readonly json?: boolean;
+}
+
 export interface HooksTestFlags extends HooksSourceFlags {
   readonly input?: string;
   readonly tool?: string;
@@ -89,8 +93,9 @@ export function registerHooksCommand(program: Command): void {
     .description("Validate the command hook settings: each problem on a line, then a summary.")
     .option("--config <file>", CONFIG_HELP)
     .option("--settings <file|json>", SETTINGS_HELP)
+    .option("--json", "print { errors, warnings, handlers, disabled, diagnostics } as JSON")
     .addHelpText("after", `${SOURCES_HELP}\n${CHECK_EXIT_HELP}`)
-    .action(async (flags: HooksSourceFlags) => {
+    .action(async (flags: HooksCheckFlags) => {
       process.exitCode = await hooksCheck(flags, processIO());
     });
 
@@ -300,18 +305,31 @@ function table(rows: readonly (readonly string[])[]): string {
 // ---- check ----------------------------------------------------------------------------------
 
 /** `gatehouse hooks check`: every diagnostic, a summary; exit 2 on any error. */
-export function hooksCheck(flags: HooksSourceFlags, io: CliIO): Promise<ExitCode> {
+export function hooksCheck(flags: HooksCheckFlags, io: CliIO): Promise<ExitCode> {
   return guarded(io, async (L) => {
     const loaded = await loadHooks(L, flags, io);
     const errors = loaded.diagnostics.filter((d) => d.level === "error").length;
     const warnings = loaded.diagnostics.length - errors;
+    const status = errors > 0 ? EXIT.usage : EXIT.ok;
+    if (flags.json) {
+      const diagnostics = loaded.diagnostics.map((d) => ({
+        severity: d.level,
+        file: projectRelative(io.cwd, d.file),
+        path: d.path,
+        ...(d.line === undefined ? {} : { line: d.line, column: d.column }),
+        message: d.message,
+      }));
+      const report = { errors, warnings, handlers: loaded.handlers.length, disabled: loaded.disabled, diagnostics };
+      await L.writeOut(io.stdout, `${JSON.stringify(report)}\n`);
+      return status;
+    }
     const lines = loaded.diagnostics.map((d) => formatted(L, io.cwd, d));
     const counts =
       loaded.diagnostics.length === 0 ? "no problems" : `${plural(errors, "error")}, ${plural(warnings, "warning")}`;
     const disabled = loaded.disabled ? " (all disabled by disableAllHooks)" : "";
     lines.push(`${counts}; ${plural(loaded.handlers.length, "handler")}${disabled}`);
     await L.writeOut(io.stdout, lines.map((l) => `${L.oneLine(l)}\n`).join(""));
-    return errors > 0 ? EXIT.usage : EXIT.ok;
+    return status;
   });
 }
 
@@ -455,12 +473,18 @@ function outcomeJson(o: HandlerOutcome) {
     timedOut: o.timedOut,
     ...(o.httpStatus === undefined ? {} : { httpStatus: o.httpStatus }),
     durationMs: Math.round(o.durationMs),
+    truncated: o.truncated,
+    droppedBytes: o.droppedBytes,
     decision: decision ?? null,
     reason: reason ?? null,
     ...rest,
     error: error ?? null,
     ...(errorDetail === undefined ? {} : { errorDetail }),
   };
+}
+
+function mebibytes(bytes: number): string {
+  return `${Number((bytes / (1024 * 1024)).toFixed(2))} MiB`;
 }
 
 function mergedJson(m: MergedVerdict) {
@@ -495,6 +519,12 @@ function testReport(L: Lib, event: CommandHookEvent, payload: Record<string, unk
       ];
     });
     out.push(table([["SOURCE", "COMMAND/URL", "EXIT", "TIME", "DECISION", "REASON", "ERROR"], ...rows]));
+    for (const { handler, outcome } of m.runs) {
+      if (!outcome.truncated) continue;
+      out.push(
+        `truncated: ${L.oneLine(commandText(handler))}: output over the ${mebibytes(L.DEFAULT_MAX_OUTPUT_BYTES)} cap; ${outcome.droppedBytes} bytes dropped, the verdict read from what was kept\n`,
+      );
+    }
   }
   out.push(`merged: ${m.decision ?? "no decision"}${m.reason === undefined ? "" : `: ${L.oneLine(m.reason)}`}\n`);
   const extra: [string, unknown][] = [

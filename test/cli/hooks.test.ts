@@ -178,6 +178,66 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
       assert.match(r.stdout, /^0 errors, 1 warning; 1 handler$/m);
     });
 
+    test("--json: { errors, warnings, handlers, disabled, diagnostics } with each problem's severity, file, path and message", async () => {
+      const { cwd, env } = await fresh({
+        ".claude/settings.json": {
+          hooks: {
+            PreTooluse: [{ hooks: [DENY_RM] }],
+            Setup: [{ hooks: [ALLOW] }],
+            Stop: [{ hooks: [ALLOW] }],
+          },
+        },
+      });
+      const r = await gatehouse(["hooks", "check", "--json"], { cwd, env });
+      assert.equal(r.code, 2, r.stderr);
+      const lines = r.stdout.split("\n").filter(Boolean);
+      assert.equal(lines.length, 1, "one JSON line");
+      const report = JSON.parse(lines[0] ?? "") as {
+        errors: number;
+        warnings: number;
+        handlers: number;
+        disabled: boolean;
+        diagnostics: { severity: string; file: string; path: string; message: string }[];
+      };
+      const file = join(".claude", "settings.json");
+      assert.deepEqual(
+        { ...report, diagnostics: report.diagnostics.map(({ severity, file, path }) => ({ severity, file, path })) },
+        {
+          errors: 1,
+          warnings: 1,
+          handlers: 1,
+          disabled: false,
+          diagnostics: [
+            { severity: "error", file, path: "hooks.PreTooluse" },
+            { severity: "warning", file, path: "hooks.Setup" },
+          ],
+        },
+      );
+      assert.match(
+        report.diagnostics[0]?.message ?? "",
+        /^unknown event "PreTooluse" \(did you mean "PreToolUse"\?\)$/,
+      );
+
+      const inline = await gatehouse(["hooks", "check", "--json", "--settings", '{"hooks": '], {
+        cwd: (await fresh()).cwd,
+      });
+      assert.equal(inline.code, 2);
+      const [bad] = (JSON.parse(inline.stdout) as { diagnostics: Record<string, unknown>[] }).diagnostics;
+      assert.equal(bad?.file, "--settings");
+      assert.equal(bad?.line, 1);
+      assert.equal(typeof bad?.column, "number");
+
+      const clean = await gatehouse(["hooks", "check", "--json"], { ...(await fresh()) });
+      assert.equal(clean.code, 0, clean.stderr);
+      assert.deepEqual(JSON.parse(clean.stdout), {
+        errors: 0,
+        warnings: 0,
+        handlers: 0,
+        disabled: false,
+        diagnostics: [],
+      });
+    });
+
     test("--settings inline JSON and file are checked after the other sources", async () => {
       const { cwd, env } = await fresh({
         "more/hooks.json": { hooks: { Stop: [{ hooks: [{ ...ALLOW, timout: 3 }] }] } },
@@ -265,6 +325,30 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
       assert.equal(h?.decision, "allow");
       assert.equal(h?.reason, "reads are fine");
       assert.equal(h?.error, null);
+    });
+
+    test("output over the cap is said to be truncated, with the bytes dropped, in the table and in --json", async () => {
+      const flood = { type: "command", command: "cat > /dev/null; head -c 1500000 /dev/zero | tr '\\0' x" };
+      const { cwd, env } = await fresh({ ".claude/settings.json": { hooks: { Stop: [{ hooks: [flood, ALLOW] }] } } });
+      const dropped = 1500000 - 1024 * 1024;
+      const r = await gatehouse(["hooks", "test", "Stop"], { cwd, env });
+      assert.equal(r.code, 0, r.stderr);
+      const notes = r.stdout.split("\n").filter((l) => l.startsWith("truncated: "));
+      assert.deepEqual(notes, [
+        `truncated: ${flood.command}: output over the 1 MiB cap; ${dropped} bytes dropped, the verdict read from what was kept`,
+      ]);
+
+      const asJson = await gatehouse(["hooks", "test", "Stop", "--json"], { cwd, env });
+      assert.equal(asJson.code, 0, asJson.stderr);
+      const handlers = (JSON.parse(asJson.stdout) as { handlers: { truncated: boolean; droppedBytes: number }[] })
+        .handlers;
+      assert.deepEqual(
+        handlers.map((h) => [h.truncated, h.droppedBytes]),
+        [
+          [true, dropped],
+          [false, 0],
+        ],
+      );
     });
 
     test("the payload: buildPayload's fields, session hooks-test, an empty transcript file, cwd the project", async () => {
