@@ -50,6 +50,9 @@ export const FOREIGN_CLAUDE_EVENTS: readonly string[] = [
 /** Verdict fields an event can act on; the protocol drops the others. */
 export type VerdictField = "additionalContext" | "updatedInput" | "updatedToolOutput" | "continue" | "systemMessage";
 
+/** Who a hook's non-blocking stderr is for: the model (where the event puts context), the user, or nobody. */
+export type FeedbackAudience = "model" | "user" | "nobody";
+
 /** What a decision of a hook means for this event. */
 export type DecisionKind =
   /** PreToolUse: allow / ask / deny, exit 2 denies. */
@@ -80,6 +83,13 @@ export interface EventSpec {
   readonly failureCanBlock: boolean;
   /** Default timeout in seconds for the `claude` dialect. */
   readonly defaultTimeoutSec: number;
+  /**
+   * Where non-blocking stderr (feedback) goes. `claude`: Claude Code's exit-2 column for the
+   * events that cannot block (to the user, to Claude on PostToolUseFailure, ignored on
+   * Notification). `codePuppy`: Code Puppy's "fed back to the agent", so to the model where
+   * the event has a place for context, else to the user.
+   */
+  readonly feedback: { readonly claude: FeedbackAudience; readonly codePuppy: FeedbackAudience };
 }
 
 const TOOL_NAMES = ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "Agent", "mcp__<server>__<tool>"];
@@ -88,9 +98,13 @@ const CONTEXT: VerdictField[] = ["additionalContext", "continue", "systemMessage
 
 function spec(
   name: CommandHookEvent,
-  s: Partial<Omit<EventSpec, "name" | "fields">> & { fields?: VerdictField[] },
+  s: Partial<Omit<EventSpec, "name" | "fields" | "feedback">> & {
+    fields?: VerdictField[];
+    feedback?: Partial<EventSpec["feedback"]>;
+  },
 ): EventSpec {
   const decision = s.decision ?? "none";
+  const modelHearsIt = s.fields?.includes("additionalContext") ?? false;
   return {
     name,
     matcherField: s.matcherField ?? null,
@@ -101,6 +115,7 @@ function spec(
     plainStdoutIsContext: s.plainStdoutIsContext ?? false,
     failureCanBlock: s.failureCanBlock ?? decision !== "none",
     defaultTimeoutSec: s.defaultTimeoutSec ?? 600,
+    feedback: { claude: "user", codePuppy: modelHearsIt ? "model" : "user", ...s.feedback },
   };
 }
 
@@ -130,14 +145,16 @@ export const EVENT_SPECS: Readonly<Record<CommandHookEvent, EventSpec>> = {
     fields: ["updatedInput", "continue", "systemMessage"],
   }),
   PostToolUse: spec("PostToolUse", { ...tool, decision: "block", fields: [...CONTEXT, "updatedToolOutput"] }),
-  PostToolUseFailure: spec("PostToolUseFailure", { ...tool, fields: CONTEXT }),
-  Stop: spec("Stop", { decision: "block", fields: CONTEXT, failureCanBlock: false }),
+  PostToolUseFailure: spec("PostToolUseFailure", { ...tool, fields: CONTEXT, feedback: { claude: "model" } }),
+  // Context on Stop sends the agent back for another pass; Code Puppy's feedback never did that.
+  Stop: spec("Stop", { decision: "block", fields: CONTEXT, failureCanBlock: false, feedback: { codePuppy: "user" } }),
   SubagentStop: spec("SubagentStop", {
     matcherField: "agent_type",
     matcherValues: AGENT_TYPES,
     decision: "block",
     fields: CONTEXT,
     failureCanBlock: false,
+    feedback: { codePuppy: "user" },
   }),
   SubagentStart: spec("SubagentStart", {
     matcherField: "agent_type",
@@ -154,8 +171,20 @@ export const EVENT_SPECS: Readonly<Record<CommandHookEvent, EventSpec>> = {
   Notification: spec("Notification", {
     matcherField: "notification_type",
     matcherValues: ["permission_prompt", "idle_prompt", "agent_needs_input", "agent_completed"],
+    feedback: { claude: "nobody" },
   }),
 };
+
+/**
+ * Gatehouse's notification kinds by the `notification_type` Claude Code gives the same moment,
+ * so a `Notification` matcher written for Claude Code (`permission_prompt`) fires here too.
+ */
+const NOTIFICATION_TYPES: Readonly<Record<string, string>> = { approval: "permission_prompt" };
+
+/** A runtime notification kind as the hook sees it; a kind Claude Code has no name for passes as it is. */
+export function notificationTypeOf(kind: string): string {
+  return Object.hasOwn(NOTIFICATION_TYPES, kind) ? (NOTIFICATION_TYPES[kind] as string) : kind;
+}
 
 export function isCommandHookEvent(name: string): name is CommandHookEvent {
   return Object.hasOwn(EVENT_SPECS, name);

@@ -1,11 +1,12 @@
 import { currentRunContext, type RunContext } from "../hooks/run-context.js";
-import type { PluginDefinition } from "../plugins/define.js";
+import type { PluginDefinition, PluginLogger } from "../plugins/define.js";
 import { REVISION_LIMITS } from "../runtime/finalize.js";
 import type { Approver } from "../runtime/types.js";
 import type { SessionStore } from "../store/types.js";
 import { type MergedVerdict, runCommandHooks } from "./dispatch.js";
-import type { CommandHookEvent } from "./events.js";
+import { type CommandHookEvent, notificationTypeOf } from "./events.js";
 import { buildPayload, type EventInputs } from "./payload.js";
+import { reportRuns } from "./report.js";
 import type { ConfiguredHandler } from "./sources.js";
 import { HOOK_BLOCK_REASON } from "./verdict.js";
 
@@ -39,6 +40,8 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
   const promptBlocks = new Map<string, string>();
   const toolContext = new Map<string, string>();
   const stopBlocks = new Map<string, number>();
+  // The plugin's own (sanitized) logger, handed over at setup; the approver runs only after it.
+  let log: PluginLogger | undefined;
 
   async function fire<E extends CommandHookEvent>(
     event: E,
@@ -61,25 +64,33 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
       },
       input,
     );
-    return runCommandHooks(event, undefined, payload, handlers, {
+    const merged = await runCommandHooks(event, undefined, payload, handlers, {
       projectDir: options.projectDir,
       sessionId: ctx.sessionId,
       ...(options.env ? { env: options.env } : {}),
       ...(options.passEnv ? { passEnv: options.passEnv } : {}),
       ...(signal ? { signal } : {}),
     });
+    if (log) reportRuns(log, event, merged.runs);
+    return merged;
   }
 
   const blocks = (v: MergedVerdict | undefined) =>
     v !== undefined && (v.decision === "block" || v.decision === "deny" || v.continue === false);
   const reasonOf = (v: MergedVerdict) => v.reason ?? v.stopReason ?? HOOK_BLOCK_REASON;
   const opts = (id: string) => ({ id, timeoutMs: ENGINE_TIMEOUT_MS });
+  const stopInstruction = (v: MergedVerdict | undefined) => {
+    const parts = [v?.decision === "block" ? reasonOf(v) : undefined, v?.additionalContext];
+    const text = parts.filter((t): t is string => !!t).join("\n\n");
+    return text === "" ? undefined : text;
+  };
   const any = (...events: CommandHookEvent[]) => events.some((e) => configured.has(e));
 
   const plugin: PluginDefinition = {
     id: COMMAND_HOOKS_PLUGIN_ID,
     name: "Claude Code command hooks",
     setup(api) {
+      log = api.logger;
       // Only events someone configured get a handler: an unused event stays free.
       if (any("SessionStart"))
         api.on(
@@ -192,9 +203,10 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
                     ctx.signal,
                   )
                 : await fire("Stop", ctx, stop, ctx.signal);
-            // Only a block sends the agent back; `continue: false` asks it to stop, and wins over any decision.
-            const again = v?.decision === "block" && v.continue !== false;
-            if (!again || loopCount >= MAX_STOP_BLOCKS) {
+            // A block sends the agent back, and so does additionalContext (Claude Code's non-error
+            // feedback that continues the turn); `continue: false` asks it to stop, and wins over both.
+            const instruction = v?.continue === false ? undefined : stopInstruction(v);
+            if (instruction === undefined || loopCount >= MAX_STOP_BLOCKS) {
               stopBlocks.delete(ctx.runId);
               return undefined;
             }
@@ -202,7 +214,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
             return {
               action: "revise",
               retry: {
-                instruction: reasonOf(v),
+                instruction,
                 idempotencyKey: `${COMMAND_HOOKS_PLUGIN_ID}:stop:${loopCount}`,
                 budget: "stop",
               },
@@ -253,7 +265,12 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
         api.on(
           "notification",
           async (e, ctx) => {
-            await fire("Notification", ctx, { message: e.message, notificationType: e.kind }, ctx.signal);
+            await fire(
+              "Notification",
+              ctx,
+              { message: e.message, notificationType: notificationTypeOf(e.kind) },
+              ctx.signal,
+            );
           },
           opts("Notification"),
         );
@@ -269,9 +286,18 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
       const v = await fire("PermissionRequest", ctx, { toolName: request.toolName, toolInput: request.params }, signal);
       // `continue: false` stops whatever the decision says, as a PreToolUse one blocks the call.
       if (blocks(v)) return "deny";
-      if (v?.decision === "allow") return "allow-once";
+      if (v?.decision === "allow" && v.updatedInput === undefined) return "allow-once";
+      // An approval cannot change the call's input, and an allow given for a rewritten call
+      // does not cover the original one: the next approver decides.
+      if (v?.decision === "allow") log?.warn(ignoredInputText(v));
       return next ? next(request, signal) : "deny";
     };
 
   return { plugin, approver };
+}
+
+function ignoredInputText(v: MergedVerdict): string {
+  const by = v.runs.findLast((r) => r.outcome.verdict.updatedInput !== undefined)?.handler;
+  const where = by ? ` (${by.source}, ${by.path})` : "";
+  return `PermissionRequest hook${where} allowed with updatedInput, which Gatehouse cannot apply to an approval: not taken as an allow, the next approver decides`;
 }

@@ -155,14 +155,20 @@ function claude(ctx: Ctx): NormalizedVerdict {
 function blockingExit(ctx: Ctx, fromJson: NormalizedVerdict): NormalizedVerdict {
   const decision = blockDecision(ctx.spec);
   const { decision: jsonDecision, reason: jsonReason, ...rest } = fromJson;
-  if (decision === undefined) return withFeedback(rest, ctx.stderr);
+  if (decision === undefined) return withFeedback(ctx, rest, ctx.stderr);
   const jsonBlocks = jsonDecision === "block" || jsonDecision === "deny";
   return { ...rest, decision, reason: (jsonBlocks ? jsonReason : undefined) ?? ctx.stderr ?? HOOK_BLOCK_REASON };
 }
 
-function withFeedback(v: NormalizedVerdict, feedback: string | undefined): NormalizedVerdict {
-  return feedback === undefined ? v : { ...v, feedback };
+/** Non-blocking stderr, routed to whom the dialect says it is for on this event. */
+function withFeedback(ctx: Ctx, v: NormalizedVerdict, feedback: string | undefined): NormalizedVerdict {
+  if (feedback === undefined) return v;
+  const audience = ctx.spec.feedback[ctx.opts.dialect === "code-puppy" ? "codePuppy" : "claude"];
+  if (audience === "model") return { ...v, additionalContext: joinText(v.additionalContext, feedback) };
+  return audience === "user" ? { ...v, feedback } : v;
 }
+
+const joinText = (a: string | undefined, b: string) => (a === undefined ? b : `${a}\n\n${b}`);
 
 function plainSuccess(spec: EventSpec, parsed: Parsed, contextEvent = spec.plainStdoutIsContext): NormalizedVerdict {
   if (parsed.kind === "plain" && contextEvent) return { additionalContext: parsed.text };
@@ -178,7 +184,8 @@ function fromClaudeJson(spec: EventSpec, json: HookJson, ctx: Ctx): NormalizedVe
     const stop = safe(json.stopReason);
     if (stop !== undefined) v.stopReason = stop;
   }
-  if (json.systemMessage !== undefined) v.systemMessage = json.systemMessage;
+  const message = safe(json.systemMessage);
+  if (message !== undefined) v.systemMessage = message;
   const context = hso.additionalContext ?? json.additionalContext;
   if (context !== undefined && context !== "") v.additionalContext = context;
   const toolOutput = hso.updatedToolOutput ?? hso.updatedMCPToolOutput ?? json.updatedToolOutput;
@@ -241,10 +248,10 @@ function codePuppy(ctx: Ctx): NormalizedVerdict {
     context !== undefined && CODE_PUPPY_CONTEXT_EVENTS.has(spec.name) ? { additionalContext: context } : {};
   const decision = blockDecision(spec);
   if (raw.exitCode === 1) {
-    if (decision === undefined) return withFeedback(base, ctx.stderr);
+    if (decision === undefined) return withFeedback(ctx, base, ctx.stderr);
     return { ...base, decision, reason: control?.reason ?? ctx.stderr ?? HOOK_BLOCK_REASON };
   }
-  if (raw.exitCode === 2) return withFeedback(base, ctx.stderr);
+  if (raw.exitCode === 2) return withFeedback(ctx, base, ctx.stderr);
   if (raw.exitCode !== 0) return failure(ctx, "exit", exitDetail(raw));
   if (parsed.kind === "invalid") return failure(ctx, "unparseable", parsed.detail);
   if (control?.blocks && decision !== undefined) {

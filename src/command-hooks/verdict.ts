@@ -14,9 +14,13 @@ export interface NormalizedVerdict {
   updatedToolOutput?: unknown;
   continue?: false;
   stopReason?: string;
-  /** A warning for the user. */
+  /** A warning for the user (the plugin logs it at warn level, which the CLI prints on stderr). */
   systemMessage?: string;
-  /** Non-blocking stderr: exit 2 on an event that cannot block, Code Puppy's exit 2. */
+  /**
+   * Non-blocking stderr meant for the user: Claude Code's exit 2 on an event that cannot
+   * block, Code Puppy's exit 2. Where the dialect feeds it to the model instead, it is part
+   * of `additionalContext` (events.ts, `feedback`).
+   */
   feedback?: string;
   /** Why the hook gave no usable answer (with onFailure "block", the block is why). */
   error?: HookError;

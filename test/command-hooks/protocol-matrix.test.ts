@@ -30,6 +30,27 @@ const blocked = (e: CommandHookEvent, reason: string): NormalizedVerdict => ({ d
 const has = (e: CommandHookEvent, f: "continue" | "systemMessage") => EVENT_SPECS[e].fields.has(f);
 const cpContextEvents = new Set<CommandHookEvent>(["PreToolUse", "UserPromptSubmit", "SessionStart"]);
 
+/**
+ * Non-blocking stderr. Claude Code: shown to the user, except on PostToolUseFailure (shown to
+ * Claude) and Notification (ignored). Code Puppy "feeds it back to the agent": model context
+ * wherever the event has a place for it — but not on Stop, where context would mean another pass.
+ */
+const CLAUDE_FEEDBACK_TO_MODEL = new Set<CommandHookEvent>(["PostToolUseFailure"]);
+const CLAUDE_FEEDBACK_IGNORED = new Set<CommandHookEvent>(["Notification"]);
+const CP_FEEDBACK_TO_MODEL = new Set<CommandHookEvent>([
+  "SessionStart",
+  "UserPromptSubmit",
+  "PreToolUse",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "SubagentStart",
+]);
+const fedBack = (d: Dialect, e: CommandHookEvent, text: string): NormalizedVerdict => {
+  if (d === "code-puppy") return CP_FEEDBACK_TO_MODEL.has(e) ? { additionalContext: text } : { feedback: text };
+  if (CLAUDE_FEEDBACK_IGNORED.has(e)) return {};
+  return CLAUDE_FEEDBACK_TO_MODEL.has(e) ? { additionalContext: text } : { feedback: text };
+};
+
 const CASES: Case[] = [
   { name: "exit 0, no output: no decision", exit: 0, expect: () => ({}) },
   {
@@ -47,14 +68,14 @@ const CASES: Case[] = [
     stderr: NO,
     expect: (d, e) => {
       if (d !== "code-puppy") return { error: "exit" };
-      return canBlock(e) ? blocked(e, NO) : { feedback: NO };
+      return canBlock(e) ? blocked(e, NO) : fedBack(d, e, NO);
     },
   },
   {
     name: "exit 2 with stderr: blocks with stderr for Claude Code, feedback for Code Puppy",
     exit: 2,
     stderr: NO,
-    expect: (d, e) => (d !== "code-puppy" && canBlock(e) ? blocked(e, NO) : { feedback: NO }),
+    expect: (d, e) => (d !== "code-puppy" && canBlock(e) ? blocked(e, NO) : fedBack(d, e, NO)),
   },
   {
     name: 'exit 0, JSON decision "block": blocks with the JSON reason (deny on PreToolUse)',
@@ -83,9 +104,9 @@ const CASES: Case[] = [
     stdout: '{"systemMessage":"note"}',
     stderr: NO,
     expect: (d, e) => {
-      if (d === "code-puppy") return { feedback: NO };
+      if (d === "code-puppy") return fedBack(d, e, NO);
       const sys = d === "claude" && has(e, "systemMessage") ? { systemMessage: "note" } : {};
-      return canBlock(e) ? { ...sys, ...blocked(e, NO) } : { ...sys, feedback: NO };
+      return canBlock(e) ? { ...sys, ...blocked(e, NO) } : { ...sys, ...fedBack(d, e, NO) };
     },
   },
   {
@@ -94,9 +115,9 @@ const CASES: Case[] = [
     stdout: '{"decision":"block","reason":"json says no"}',
     stderr: NO,
     expect: (d, e) => {
-      if (d === "code-puppy") return { feedback: NO };
+      if (d === "code-puppy") return fedBack(d, e, NO);
       const kind = EVENT_SPECS[e].decision;
-      if (!canBlock(e)) return { feedback: NO };
+      if (!canBlock(e)) return fedBack(d, e, NO);
       const jsonBlocks = d === "claude" && (kind === "block" || kind === "permission");
       return blocked(e, jsonBlocks ? "json says no" : NO);
     },
