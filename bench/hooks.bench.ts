@@ -117,9 +117,10 @@ async function p1(): Promise<void> {
 
 async function p2(): Promise<void> {
   const engine = new HookEngine({ logger: silent });
-  // No-op handlers that still answer: an empty result is validated against the hook's strict
-  // schema and merged, so timeouts, validation and the run context are all on the path.
-  for (const id of ["a", "b", "c"]) engine.on(`bench-${id}`, "before_tool_call", async () => ({}));
+  // No-op handlers that still answer: `{ block: false }` (no decision) is validated against the
+  // hook's strict schema and merged, so timeouts, validation and the run context are all on the
+  // path. (`{}` would not do: an empty result says nothing and skips validation.)
+  for (const id of ["a", "b", "c"]) engine.on(`bench-${id}`, "before_tool_call", async () => ({ block: false }));
 
   const tapable = new AsyncSeriesWaterfallHook<[unknown]>(["event"]);
   for (const id of ["a", "b", "c"]) tapable.tapPromise(id, async (event) => event);
@@ -157,6 +158,11 @@ async function p2(): Promise<void> {
   });
   await runWithContext(runContext, () => probe.emit("before_tool_call", makeEvent(0)));
   if (seen !== runContext.runId) throw new Error("P2: the run context is not active in the handlers");
+  // Sanity: results really are validated on this path (a wrongly typed one fails closed).
+  const strict = new HookEngine({ logger: silent });
+  strict.on("probe", "before_tool_call", async () => ({ block: "no" }) as never);
+  if ((await strict.emit("before_tool_call", makeEvent(0))).decidedBy?.cause !== "invalid")
+    throw new Error("P2: results are not validated");
 
   const [subject, baseline, reference] = await compare(
     [

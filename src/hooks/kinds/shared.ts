@@ -1,4 +1,6 @@
+import type { z } from "zod";
 import type { HookName, HookSpec } from "../catalog.js";
+import { compileFastParse, type FastParse } from "../fast-parse.js";
 import type { Registration } from "../registry.js";
 import type { RunContext } from "../run-context.js";
 import { describeError, sanitizeLogLine } from "../sanitize.js";
@@ -77,12 +79,26 @@ export function validateResult(spec: HookSpec, value: unknown, event: Readonly<R
   if (spec.result === undefined) return { ok: false, detail: "this hook takes no result" };
   // `{}` from a modify or sync hook says nothing (every field there is optional): no parse needed.
   if (spec.kind !== "claim" && isEmptyPlainObject(value)) return EMPTY_RESULT;
-  const parsed = spec.result.safeParse(value);
-  if (!parsed.success) return { ok: false, detail: issueDetail(parsed.error.issues) };
-  const data = parsed.data as Record<string, unknown>;
+  let data = fastParseFor(spec.result)?.(value);
+  if (data === undefined) {
+    const parsed = spec.result.safeParse(value);
+    if (!parsed.success) return { ok: false, detail: issueDetail(parsed.error.issues) };
+    data = parsed.data as Record<string, unknown>;
+  }
   if (spec.normalize === undefined) return { ok: true, value: data };
   const normalized = spec.normalize(data, event as Record<string, unknown>);
   return typeof normalized === "string" ? { ok: false, detail: normalized } : { ok: true, value: normalized };
+}
+
+const fastParses = new WeakMap<z.ZodObject, FastParse | null>();
+
+function fastParseFor(schema: z.ZodObject): FastParse | undefined {
+  let fast = fastParses.get(schema);
+  if (fast === undefined) {
+    fast = compileFastParse(schema) ?? null;
+    fastParses.set(schema, fast);
+  }
+  return fast ?? undefined;
 }
 
 const EMPTY_RESULT: Validated = Object.freeze({ ok: true, value: Object.freeze({}) });
