@@ -16,8 +16,8 @@ export type AgentInput = z.infer<typeof AgentInputSchema>;
  * Claude Code's `Agent` tool: a child run at depth + 1 in its own session, under the same
  * runtime, so every hook fires inside it exactly as at top level. Its answer has passed the
  * child's own output gates before it returns here, and then passes the parent's
- * `after_tool_call` as any tool result does. A blocked child returns its notice; a failed or
- * cancelled one is a tool error, never lost.
+ * `after_tool_call` as any tool result does. A blocked child returns its notice; a failed one
+ * is a tool error, never lost.
  */
 export function createAgentTool(
   deps: () => RuntimeDeps,
@@ -51,8 +51,10 @@ export function createAgentTool(
       });
       ctx.onChildRun?.(result.runId);
       await engine.emit("subagent_end", { agentType, outcome: result.outcome });
+      // A child is cancelled only through the signal it shares with this run, so this run is cancelled
+      // too; its end answers the Agent call (or removes it with the rest of its unchecked output).
+      ctx.signal.throwIfAborted();
       if (result.outcome === "failed") throw new ToolError(`the sub-agent failed: ${result.error ?? "unknown error"}`);
-      if (result.outcome === "cancelled") throw new ToolError("the sub-agent was cancelled");
       return result.reply ?? "";
     },
   };

@@ -95,6 +95,66 @@ export function testGatehouse(
   return { gatehouse, store, logLines: lines, calls: spied.calls };
 }
 
+/** A tool that reports it started, then waits until its run is cancelled. */
+export function waitingTool(name = "Wait"): { tool: Tool<{ note: string }, string>; started: Promise<void> } {
+  let started!: () => void;
+  const promise = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const tool: Tool<{ note: string }, string> = {
+    name,
+    description: "waits for cancellation",
+    inputSchema: z.object({ note: z.string() }),
+    execute: (_input, ctx) =>
+      new Promise<string>((_, reject) => {
+        started();
+        ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true });
+      }),
+  };
+  return { tool, started: promise };
+}
+
+/**
+ * A tool whose calls (input `{ id }`) log when they start and end, and end only when the test
+ * releases them: `started(id)` settles once that call runs.
+ */
+export function heldTool(name: string, log: string[], options: { parallel?: boolean } = {}) {
+  const gates = new Map<
+    string,
+    { started: () => void; release: () => void; onStart: Promise<void>; released: Promise<void> }
+  >();
+  const gate = (id: string) => {
+    let entry = gates.get(id);
+    if (!entry) {
+      let started!: () => void;
+      let release!: () => void;
+      const onStart = new Promise<void>((r) => {
+        started = r;
+      });
+      const released = new Promise<void>((r) => {
+        release = r;
+      });
+      entry = { started, release, onStart, released };
+      gates.set(id, entry);
+    }
+    return entry;
+  };
+  const tool: Tool<{ id: string }, string> = {
+    name,
+    description: "waits until the test releases it",
+    inputSchema: z.object({ id: z.string() }),
+    ...(options.parallel ? { parallel: true } : {}),
+    async execute({ id }) {
+      log.push(`start ${id}`);
+      gate(id).started();
+      await gate(id).released;
+      log.push(`end ${id}`);
+      return `done ${id}`;
+    },
+  };
+  return { tool, started: (id: string) => gate(id).onStart, release: (id: string) => gate(id).release() };
+}
+
 /** A one-hook plugin. */
 export function plugin(id: string, setup: PluginDefinition["setup"]): PluginDefinition {
   return { id, setup };

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { builtinTools } from "../../src/tools/index.js";
-import { echoTool, plugin, promptText, testGatehouse } from "./helpers.js";
+import { echoTool, plugin, promptText, testGatehouse, waitingTool } from "./helpers.js";
 
 const MCP_SERVER = fileURLToPath(new URL("../tools/fixtures/mcp-server.mjs", import.meta.url));
 const SECRET = "CANARY-subagent-51c";
@@ -157,6 +157,34 @@ describe("sub-agents", () => {
     const part = tool?.parts[0];
     assert.ok(part?.type === "tool_result" && part.isError === true);
     assert.match(JSON.stringify(part), /sub-agent failed/);
+  });
+
+  test("a sub-agent cancelled mid-run: the child run is cancelled and the parent's Agent call gets a result saying so", async () => {
+    const { tool, started } = waitingTool();
+    const { gatehouse, store } = testGatehouse(delegate([{ toolCalls: [{ name: "Wait", input: { note: "n" } }] }]), {
+      subagents: true,
+      tools: [tool],
+    });
+    const controller = new AbortController();
+    const running = gatehouse.run({ prompt: "delegate", signal: controller.signal });
+    await started;
+    controller.abort();
+    const result = await running;
+    assert.equal(result.outcome, "cancelled");
+    const [child] = await store.listSessions({ parentSessionId: result.sessionId });
+    const [childRun] = await store.listRuns(child?.id as string);
+    assert.equal(childRun?.status, "cancelled");
+    const parts = (await store.history(result.sessionId)).flatMap((m) => m.parts);
+    const call = parts.find((p) => p.type === "tool_call" && p.toolName === "Agent");
+    const answer = parts.find((p) => p.type === "tool_result" && p.toolCallId === call?.toolCallId);
+    assert.ok(answer?.type === "tool_result" && answer.isError === true);
+    assert.match(String(answer.output), /cancelled/);
+    const childParts = (await store.runMessages(childRun?.id as string)).flatMap((m) => m.parts);
+    assert.equal(
+      childParts.filter((p) => p.type === "tool_call").length,
+      childParts.filter((p) => p.type === "tool_result").length,
+      "the child's own call is answered too",
+    );
   });
 
   test("without maxDepth above 1 a sub-agent has no Agent tool of its own", async () => {

@@ -1,39 +1,18 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
-import { z } from "zod";
 import { messageText } from "../../src/core/message.js";
 import type { ScriptInput } from "../../src/models/index.js";
 import { notices } from "../../src/runtime/notices.js";
 import { openMemoryStore, openStore } from "../../src/store/index.js";
 import type { SessionStore } from "../../src/store/types.js";
-import type { Tool } from "../../src/tools/types.js";
 import { filesContaining, tempDir } from "../store/helpers.js";
-import { plugin, testGatehouse } from "./helpers.js";
+import { plugin, testGatehouse, waitingTool } from "./helpers.js";
 
 // A run that ends cancelled or failed while an output gate has handlers never passed that gate:
 // its output goes fail-closed, as crash recovery takes it, and its outcome stays.
 
 const CANARY = "UNCHECKED-5c1e";
-
-/** A tool that reports it started, then waits until its run is cancelled. */
-function waitingTool(): { tool: Tool<{ note: string }, string>; started: Promise<void> } {
-  let started!: () => void;
-  const promise = new Promise<void>((resolve) => {
-    started = resolve;
-  });
-  const tool: Tool<{ note: string }, string> = {
-    name: "Wait",
-    description: "waits for cancellation",
-    inputSchema: z.object({ note: z.string() }),
-    execute: (_input, ctx) =>
-      new Promise<string>((_, reject) => {
-        started();
-        ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true });
-      }),
-  };
-  return { tool, started: promise };
-}
 
 const gates = {
   before_response_emit: plugin("gate", (api) => api.on("before_response_emit", () => ({ block: true }))),
