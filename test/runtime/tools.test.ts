@@ -176,7 +176,8 @@ describe("sub-agents", () => {
     assert.equal(childRun?.status, "cancelled");
     const parts = (await store.history(result.sessionId)).flatMap((m) => m.parts);
     const call = parts.find((p) => p.type === "tool_call" && p.toolName === "Agent");
-    const answer = parts.find((p) => p.type === "tool_result" && p.toolCallId === call?.toolCallId);
+    assert.ok(call?.type === "tool_call");
+    const answer = parts.find((p) => p.type === "tool_result" && p.toolCallId === call.toolCallId);
     assert.ok(answer?.type === "tool_result" && answer.isError === true);
     assert.match(String(answer.output), /cancelled/);
     const childParts = (await store.runMessages(childRun?.id as string)).flatMap((m) => m.parts);
