@@ -1,90 +1,193 @@
 // "Every command in the README is executed by a test." The README's ```sh blocks are run in
-// order, through the real CLI, in a fresh project folder, offline:
+// order, through the real CLI, in a fresh project folder (with its own empty home), offline:
 //
-// - `npx gatehouse …` lines are run. A line's `# … exit status N` comment gives the expected
-//   status (default 0); `# prints: TEXT` gives the expected output.
-// - A block marked `<!-- file: NAME -->` (a plugin, a gatehouse.json) is written to NAME first,
-//   so later commands run against what the README shows.
-// - `npm …` lines are the developer's commands: not run here (they are CI's own steps), but each
-//   must be `npm install`, `npm test` or `npm run SCRIPT` with SCRIPT in package.json.
-// - The one exemption: a block marked `<!-- not run by the README test: … -->`, which must be
-//   a real-provider example (it sets a provider key with `export …_API_KEY=` or `…_TOKEN=`).
-//   Anything else the test cannot run fails it.
+// - `npx gatehouse …` lines are run; `echo TEXT | npx gatehouse …` gets TEXT and a newline on
+//   stdin. A line's `# … exit status N` comment gives the expected status (default 0);
+//   `# prints: TEXT` gives the expected output.
+// - A block marked `<!-- file: NAME -->` (a plugin, a gatehouse.json, a hook script) is written
+//   to NAME first, so later commands run against what the README shows. It is not run itself.
+// - `chmod +x FILE` is applied to the file: the README tells the user to, so the test does too.
+// - The block marked `<!-- provider example: … -->` is the real-provider example. Its
+//   `export ANTHROPIC_API_KEY=...` gets a dummy key and its command runs against a local server
+//   speaking Anthropic's Messages API (ANTHROPIC_BASE_URL points there): the test checks that
+//   the model, the key and the prompt reached the server and that the server's reply is printed.
+//
+// Not run here, and why (each must be `npm install`, `npm test` or `npm run SCRIPT` with
+// SCRIPT in package.json, which is checked):
+// - `npm install`, `npm test`, `npm run lint`, `npm run typecheck`: CI's own steps (.ci/run
+//   runs npm ci, lint, typecheck and npm test), and this test runs inside `npm test`.
+// - `npm run docs`: test/hooks/docs.test.ts fails when docs/hooks.md differs from what it
+//   would write.
+// - `npm run bench`: the benchmark files have no quick mode (each measures for a fixed number
+//   of rounds sized for stable figures, on both cores); the lead runs them, not CI.
+// Anything else the test cannot run fails it.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { gatehouse, project } from "../cli/helpers.js";
-import { codeBlocks, gatehouseArgs, ROOT, shellCommands } from "../examples/readme-commands.js";
+import { codeBlocks, ROOT, type ShellCommand, shellCommands } from "../examples/readme-commands.js";
+import { type MockServer, type SseFrame, startMockServer } from "../models/mock-server.js";
 
 const README = join(ROOT, "README.md");
-const EXEMPT = /^not run by the README test: /;
+const PROVIDER = /^provider example: /;
+const NOT_RUN = new Set([
+  "npm install",
+  "npm test",
+  "npm run lint",
+  "npm run typecheck",
+  "npm run docs",
+  "npm run bench",
+]);
+const PROVIDER_REPLY = "README.md and package.json are here.";
+
+/** What the test does with one README command line. */
+type Step =
+  | { kind: "gatehouse"; args: string[]; input?: string }
+  | { kind: "chmod"; file: string }
+  | { kind: "export"; name: string }
+  | { kind: "npm"; line: string };
+
+function stepOf(command: ShellCommand): Step | undefined {
+  const argv = [...command.argv];
+  const pipe = argv.indexOf("|");
+  const input = argv[0] === "echo" && pipe > 0 ? `${argv.slice(1, pipe).join(" ")}\n` : undefined;
+  const [first, second, ...rest] = input === undefined ? argv : argv.slice(pipe + 1);
+  if (first === "npx" && second === "gatehouse") return { kind: "gatehouse", args: rest, ...(input ? { input } : {}) };
+  if (input !== undefined) return undefined;
+  if (first === "chmod" && second === "+x" && rest.length === 1) return { kind: "chmod", file: rest[0] as string };
+  const exported = /^export (\w+)=/.exec(command.line)?.[1];
+  if (exported) return { kind: "export", name: exported };
+  if (first === "npm") return { kind: "npm", line: argv.join(" ") };
+  return undefined;
+}
+
+/** Anthropic's streamed answer: one text block. */
+function anthropicText(text: string): SseFrame[] {
+  const ev = (type: string, data: Record<string, unknown> = {}): SseFrame => ({ event: type, data: { type, ...data } });
+  return [
+    ev("message_start", {
+      message: {
+        id: "msg_readme",
+        type: "message",
+        role: "assistant",
+        content: [],
+        model: "claude-sonnet-4-5",
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 12, output_tokens: 1 },
+      },
+    }),
+    ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+    ev("content_block_delta", { index: 0, delta: { type: "text_delta", text } }),
+    ev("content_block_stop", { index: 0 }),
+    ev("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 9 } }),
+    ev("message_stop"),
+  ];
+}
 
 describe("README", () => {
   let markdown = "";
   let cwd = "";
+  let home = "";
+  let server: MockServer;
   let remove: () => Promise<void> = async () => {};
   before(async () => {
     markdown = await readFile(README, "utf8");
     const p = await project();
     cwd = p.dir;
     remove = p.remove;
+    // The user's home is not the project: user-level hook settings are a different file.
+    home = join(cwd, ".home");
+    await mkdir(home);
     // `import { definePlugin } from "gatehouse"` in the README's plugin resolves to this package.
     await mkdir(join(cwd, "node_modules"));
     await symlink(ROOT, join(cwd, "node_modules", "gatehouse"), "dir");
+    server = await startMockServer();
   });
-  after(() => remove());
+  after(async () => {
+    await server.close();
+    await remove();
+  });
 
-  test("every gatehouse command in the README runs, in order, with the documented result", async () => {
+  test("every command in the README runs, in order, with the documented result", async () => {
     const commands = shellCommands(markdown);
-    const blocks = codeBlocks(markdown);
     const ran: string[] = [];
-    for (const block of blocks) {
+    for (const block of codeBlocks(markdown)) {
       const file = /^file: (\S+)$/.exec(block.note ?? "")?.[1];
       if (file) {
         await mkdir(dirname(join(cwd, file)), { recursive: true });
         await writeFile(join(cwd, file), block.content);
         continue;
       }
-      if (block.note !== undefined && EXEMPT.test(block.note)) continue;
+      const provider = block.note !== undefined && PROVIDER.test(block.note);
+      const env: Record<string, string> = { HOME: home };
       for (const command of commands.filter((c) => c.block === block.index)) {
-        const args = gatehouseArgs(command);
-        if (args === undefined) continue; // npm lines: checked below
-        const expected = Number(/exit status (\d)/.exec(command.comment ?? "")?.[1] ?? 0);
-        const r = await gatehouse(args, { cwd: join(cwd, command.dir) });
+        const step = stepOf(command);
+        assert.ok(step, `the test cannot run: ${command.line}`);
+        const dir = join(cwd, command.dir);
+        if (step.kind === "npm") continue; // checked below
+        ran.push(command.line);
+        if (step.kind === "chmod") {
+          await chmod(join(dir, step.file), 0o755);
+          continue;
+        }
+        if (step.kind === "export") {
+          assert.ok(provider, `export outside the provider example: ${command.line}`);
+          assert.equal(step.name, "ANTHROPIC_API_KEY", "the local server speaks Anthropic's API");
+          env.ANTHROPIC_API_KEY = "sk-ant-readme-dummy";
+          env.ANTHROPIC_BASE_URL = server.origin;
+          continue;
+        }
+        if (provider) server.reply({ sse: anthropicText(PROVIDER_REPLY) });
+        const requests = server.requests.length;
+        const expected = Number(/exit status (\d+)/.exec(command.comment ?? "")?.[1] ?? 0);
+        const r = await gatehouse(step.args, { cwd: dir, env, ...(step.input ? { input: step.input } : {}) });
         assert.equal(r.code, expected, `${command.line}\n${r.stderr}`);
         const prints = /^prints: (.*)$/.exec(command.comment ?? "")?.[1];
         if (prints !== undefined) assert.equal(r.stdout.trim(), prints, command.line);
-        if (args[0] === "--version") assert.match(r.stdout, /^\d+\.\d+\.\d+/);
-        ran.push(command.line);
+        if (step.args[0] === "--version") assert.match(r.stdout, /^\d+\.\d+\.\d+/);
+        if (provider) {
+          assert.equal(r.stdout, `${PROVIDER_REPLY}\n`, command.line);
+          const request = server.requests[requests];
+          assert.equal(server.requests.length, requests + 1, "one model call");
+          assert.equal(request?.path, "/v1/messages");
+          assert.equal(request?.headers["x-api-key"], "sk-ant-readme-dummy");
+          const model = step.args[step.args.indexOf("--model") + 1];
+          assert.equal(`anthropic:${request?.body.model}`, model);
+          const prompt = step.args[step.args.indexOf("-p") + 1] as string;
+          assert.ok(JSON.stringify(request?.body.messages).includes(prompt), "the prompt reached the provider");
+        }
       }
     }
-    assert.ok(ran.length >= 10, `only ${ran.length} commands ran`);
+    assert.ok(ran.length >= 20, `only ${ran.length} commands ran`);
+    assert.ok(
+      ran.some((line) => line.includes("anthropic:")),
+      "the provider example ran",
+    );
   });
 
-  test("the only commands not run are the developer's npm commands and the marked real-provider example", async () => {
+  test("the only commands not run are the developer's npm commands, each a real script", async () => {
     const scripts = Object.keys(
       (JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts,
     );
+    const files = new Set(codeBlocks(markdown).flatMap((b) => (/^file: /.test(b.note ?? "") ? [b.index] : [])));
+    const npm: string[] = [];
     for (const command of shellCommands(markdown)) {
-      if (command.note !== undefined && EXEMPT.test(command.note)) {
-        const [first] = command.argv;
-        if (first === "export")
-          assert.match(command.line, /^export \w+_(API_KEY|TOKEN)=/, `exempt block: ${command.line}`);
-        else assert.deepEqual(command.argv.slice(0, 2), ["npx", "gatehouse"], `exempt block: ${command.line}`);
-        continue;
-      }
-      if (gatehouseArgs(command)) continue;
-      const [tool, verb, script] = command.argv;
-      assert.equal(tool, "npm", `the test cannot run: ${command.line}`);
+      if (files.has(command.block)) continue;
+      const step = stepOf(command);
+      assert.ok(step, `the test cannot run: ${command.line}`);
+      if (step.kind !== "npm") continue;
+      npm.push(step.line);
+      const [, verb, script] = command.argv;
       if (verb === "run")
         assert.ok(script !== undefined && scripts.includes(script), `npm run ${script} is not a script`);
-      else assert.ok(verb === "install" || verb === "test", `unexpected npm command: ${command.line}`);
+      assert.ok(NOT_RUN.has(step.line), `an npm command this test's header does not account for: ${command.line}`);
     }
-    const exempt = codeBlocks(markdown).filter((b) => b.note !== undefined && EXEMPT.test(b.note));
-    assert.equal(exempt.length, 1, "one real-provider example, and no other exemption");
-    assert.match(exempt[0]?.content ?? "", /^export \w+_API_KEY=/m);
+    assert.ok(npm.length > 0);
+    const providers = codeBlocks(markdown).filter((b) => b.note !== undefined && PROVIDER.test(b.note));
+    assert.equal(providers.length, 1, "one real-provider example");
   });
 
   test("every document and example the README links to exists", () => {
