@@ -5,6 +5,7 @@ import type { ScriptInput } from "../../src/models/index.js";
 import type { PluginDefinition } from "../../src/plugins/index.js";
 import type { GatehouseOptions, RunStream } from "../../src/runtime/gatehouse.js";
 import type { RunInput, RunResult } from "../../src/runtime/types.js";
+import type { Run } from "../../src/store/types.js";
 import { type Firing, plugin, recorder, testGatehouse } from "./helpers.js";
 
 /**
@@ -68,6 +69,14 @@ interface Scenario {
   /** Runs before the measured run (e.g. to give the session history to compact). */
   readonly warmUp?: string;
   readonly cancelAt?: HookName;
+  /** What this path must show beyond the counts and contexts. */
+  readonly check?: (firings: readonly Firing[], runs: RunsSeen) => void;
+}
+
+/** The measured run, and the child runs under it, as stored. */
+interface RunsSeen {
+  readonly top: Run;
+  readonly children: readonly Run[];
 }
 
 const block = (hook: HookName, result: unknown) =>
@@ -198,7 +207,10 @@ const scenarios: Scenario[] = [
     name: "sub-agent",
     script: {
       runs: [
-        { match: "^child task", turns: [{ text: "child answer" }] },
+        {
+          match: "^child task",
+          turns: [{ toolCalls: [{ name: "Echo", input: { text: "in the child" } }] }, { text: "child answer" }],
+        },
         {
           turns: [
             { toolCalls: [{ name: "Agent", input: { description: "d", prompt: "child task" } }] },
@@ -208,13 +220,23 @@ const scenarios: Scenario[] = [
       ],
     },
     options: { subagents: true },
-    // The child run is a whole turn of its own (without tools), inside the parent's tool call.
-    expected: sum(
-      FULL_TURN,
-      sum(PREPARED, MODEL_CALL, DELIVERY, { before_message_write: 2, before_agent_finalize: 1 }),
-      { subagent_start: 1, subagent_end: 1 },
-    ),
+    // The child run is a whole turn of its own, its tool call included, inside the parent's Agent call.
+    expected: sum(FULL_TURN, FULL_TURN, { subagent_start: 1, subagent_end: 1 }),
     outcome: "completed",
+    check(firings, { children }) {
+      assert.equal(children.length, 1);
+      const child = children[0] as Run;
+      const inChild = (hook: HookName) => firings.filter((f) => f.hook === hook && f.ctx.runId === child.id);
+      for (const hook of ["before_tool_call", "after_tool_call", "tool_result_persist"] as const) {
+        const [f] = inChild(hook);
+        assert.ok(f, `${hook} fired inside the child`);
+        assert.deepEqual([f.ctx.depth, f.ctx.sessionId], [1, child.sessionId], `${hook} has the child's ctx`);
+      }
+      assert.equal(inChild("before_tool_call")[0]?.event.toolName, "Echo");
+      const start = firings.find((f) => f.hook === "subagent_start");
+      assert.equal(start?.ctx.depth, 0);
+      assert.equal(start?.event.childSessionId, child.sessionId);
+    },
   },
 ];
 
@@ -260,7 +282,12 @@ describe("conformance matrix", () => {
         assert.equal(actual[hook] ?? 0, scenario.expected[hook] ?? 0, `${hook} fired ${actual[hook] ?? 0} times`);
         if (actual[hook]) firedSomewhere.add(hook);
       }
-      checkContexts(rec.firings, result, input, await store.getRun(result.runId));
+      const top = (await store.getRun(result.runId)) as Run;
+      const children = [];
+      for (const session of await store.listSessions({ parentSessionId: top.sessionId }))
+        children.push(...(await store.listRuns(session.id)));
+      checkContexts(rec.firings, result, input, { top, children });
+      scenario.check?.(rec.firings, { top, children });
     });
   }
 
@@ -278,17 +305,13 @@ async function drainStream(stream: RunStream): Promise<RunResult> {
 }
 
 /** ctx.runId / sessionId / depth / trigger / jobId match the run that fired the hook. */
-function checkContexts(
-  firings: readonly Firing[],
-  result: RunResult,
-  input: RunInput,
-  run: { sessionId: string } | undefined,
-): void {
+function checkContexts(firings: readonly Firing[], result: RunResult, input: RunInput, runs: RunsSeen): void {
+  const run = runs.top;
   const topLevel = firings.filter((f) => f.ctx.depth === 0);
   assert.ok(topLevel.length > 0);
   for (const f of topLevel) {
     assert.equal(f.ctx.runId, result.runId, `${f.hook} ctx.runId`);
-    assert.equal(f.ctx.sessionId, run?.sessionId, `${f.hook} ctx.sessionId`);
+    assert.equal(f.ctx.sessionId, run.sessionId, `${f.hook} ctx.sessionId`);
     assert.equal(f.ctx.trigger, input.trigger ?? "api", `${f.hook} ctx.trigger`);
     assert.equal(f.ctx.jobId, input.jobId, `${f.hook} ctx.jobId`);
     assert.equal(f.ctx.agentId, "main");
@@ -297,7 +320,9 @@ function checkContexts(
     assert.equal(f.ctx.depth, 1, `${f.hook} ctx.depth in a child`);
     assert.equal(f.ctx.trigger, "subagent");
     assert.equal(f.ctx.parentRunId, result.runId);
-    assert.notEqual(f.ctx.runId, result.runId);
-    assert.notEqual(f.ctx.sessionId, run?.sessionId);
+    const child = runs.children.find((c) => c.id === f.ctx.runId);
+    assert.ok(child, `${f.hook} ctx.runId is a child run's id`);
+    assert.equal(f.ctx.sessionId, child.sessionId, `${f.hook} ctx.sessionId is the child's`);
+    assert.notEqual(f.ctx.sessionId, run.sessionId);
   }
 }
