@@ -53,12 +53,12 @@ const askEveryCall = plugin("approvals", (api) =>
   api.on("before_tool_call", () => ({ requireApproval: { title: "Run Probe?" } })),
 );
 
-/** One run of `toolTurn` with `hooks` as `--settings`; `approval` puts every call before the approver. */
-async function runWith(hooks: Record<string, unknown>, o: { approval?: boolean } = {}) {
+/** One run (of `toolTurn` by default) with `hooks` as `--settings`; `approval` puts every call before the approver. */
+async function runWith(hooks: Record<string, unknown>, o: { approval?: boolean; script?: ScriptInput } = {}) {
   const dir = mkdtempSync(join(ROOT, "case-"));
   const probe = probeTool();
   let approvals = 0;
-  const t = testGatehouse(toolTurn, {
+  const t = testGatehouse(o.script ?? toolTurn, {
     tools: [probe.tool],
     plugins: o.approval ? [askEveryCall] : [],
     approver: async () => {
@@ -176,6 +176,28 @@ describe("command-hook JSON answers in real runs", () => {
       ),
       r.logs.join("\n"),
     );
+  });
+});
+
+describe("Stop additionalContext", () => {
+  test("continues the turn with the context as the instruction, within the same 8-in-a-row cap as blocks", async () => {
+    const turns = Array.from({ length: 12 }, (_, i) => ({ text: `attempt ${i}` }));
+    const keepGoing = specific("Stop", { additionalContext: "also check the tests" });
+    const r = await runWith(on("Stop", emits(keepGoing)), { script: { runs: [{ turns }] } });
+    assert.equal(r.result.outcome, "completed");
+    assert.equal(r.prompts.length, 9, "the first answer and 8 more passes");
+    assert.equal(r.result.reply, "attempt 8");
+    assert.match(r.prompts[1] ?? "", /also check the tests/);
+  });
+
+  test("continue: false next to additionalContext ends the turn: the answer stands", async () => {
+    const stop = JSON.stringify({
+      continue: false,
+      hookSpecificOutput: { hookEventName: "Stop", additionalContext: "more" },
+    });
+    const r = await runWith(on("Stop", emits(stop)), { script: { runs: [{ turns: [{ text: "a" }, { text: "b" }] }] } });
+    assert.equal(r.prompts.length, 1);
+    assert.equal(r.result.reply, "a");
   });
 });
 
