@@ -294,17 +294,21 @@ function outputGated(deps: RuntimeDeps): boolean {
   return deps.engine.hasHooks("before_response_emit") || deps.engine.hasHooks("message_sending");
 }
 
-/** 13. The run's end: its status, then `agent_end` with the messages as stored after any scrub. */
+/**
+ * 13. The run's end: its status, then `agent_end` with the messages as stored after any scrub
+ * (and, when the scrub has to wait for recovery, without the output it would remove).
+ */
 async function endRun(deps: RuntimeDeps, state: RunState): Promise<void> {
   if (!state.leftForRecovery) await deps.store.finishRun(state.runId, state.outcome);
   if (!deps.engine.hasHooks("agent_end")) return;
+  const stored = await deps.store.runMessages(state.runId);
   await deps.engine.emit("agent_end", {
     runId: state.runId,
     outcome: state.outcome,
     success: state.outcome === "completed" || state.outcome === "claimed",
     ...(state.error === undefined ? {} : { error: state.error }),
     durationMs: performance.now() - state.startedAt,
-    messages: await deps.store.runMessages(state.runId),
+    messages: state.leftForRecovery ? stored.filter((m) => m.role === "user") : stored,
   });
 }
 

@@ -174,10 +174,11 @@ describe("a cancelled or failed run under an output gate keeps none of its unche
       },
     }) as SessionStore;
     const { tool, started } = waitingTool();
+    const ends = endings();
     const { gatehouse } = testGatehouse(waitsForCancel, {
       store: flaky,
       tools: [tool],
-      plugins: [gates.before_response_emit],
+      plugins: [gates.before_response_emit, ends.plugin],
     });
     const controller = new AbortController();
     const running = gatehouse.run({ prompt: "go", signal: controller.signal });
@@ -186,6 +187,9 @@ describe("a cancelled or failed run under an output gate keeps none of its unche
     const result = await running;
     assert.equal(result.outcome, "cancelled");
     assert.equal((await memory.getRun(result.runId))?.status, "running");
+    assert.deepEqual(ends.outcomes, ["cancelled"]);
+    assert.doesNotMatch(ends.messages[0] ?? "", new RegExp(CANARY), "agent_end is not handed the unchecked output");
+    assert.match(ends.messages[0] ?? "", /"go"/);
     failBlocks = false;
     await gatehouse.run({ prompt: "hello", sessionId: result.sessionId });
     assert.doesNotMatch(JSON.stringify(await memory.runMessages(result.runId)), new RegExp(CANARY));
