@@ -1,7 +1,7 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { z } from "zod";
+import { z } from "zod";
 import { NO_DECISION_BLOCK_REASON } from "../src/command-hooks/verdict.js";
 import type { HookSpec } from "../src/hooks/catalog.js";
 import { HOOK_NAMES, HOOKS, type HookName } from "../src/hooks/index.js";
@@ -19,16 +19,25 @@ import { echoTool, harnessModel, lookupTool } from "./world.js";
 
 /**
  * R2 — the fail-closed matrix. Every hook of the catalog gets a handler that fails in each way
- * (throws, times out, returns null, a malformed result, a result with an extra key); command
- * hooks on the events that can block get each process fault, with `onFailure: "block"` and
- * without. A fail-closed cell must block as specified, attributed to the failing handler, with
- * nothing of the failure (the error's message, the late or bad result) in any sink. A fail-open
- * cell must leave the run exactly as it is without the fault.
+ * (throws, times out, returns null, a malformed result, a result with an extra key); every
+ * command-hook event gets each process and output fault, with `onFailure: "block"` and (on the
+ * events that can block) without. A fail-closed cell must block as specified, attributed to the
+ * failing handler, with nothing of the failure (the error's message, the late or bad result) in
+ * any sink. A fail-open cell must leave the run exactly as it is without the fault.
  */
 
 export const PLUGIN_FAULTS = ["throws", "timeout", "null", "malformed", "extra-key"] as const;
 export type PluginFault = (typeof PLUGIN_FAULTS)[number];
 
+/**
+ * What a command hook can do wrong. The last three are well-formed answers of the wrong kind:
+ * - `wrong-shape`: a JSON object whose known field has the wrong type (`{"decision": 5}`), which
+ *   is an unreadable answer, a failure: it blocks under `onFailure: "block"`;
+ * - `null`: JSON, but not an object; Claude Code's protocol reads stdout as JSON only when it
+ *   starts with `{`, so it is plain text (like `plain-text`): no decision, nothing blocks;
+ * - `extra-key`: an object with only a key the protocol does not know, tolerated (Claude Code
+ *   keeps adding keys): no decision, nothing blocks, and its value is shown nowhere.
+ */
 export const COMMAND_FAULTS = [
   "missing",
   "missing-exec",
@@ -39,12 +48,42 @@ export const COMMAND_FAULTS = [
   "flood",
   "timeout",
   "exit-1",
+  "wrong-shape",
+  "null",
+  "extra-key",
 ] as const;
 export type CommandFault = (typeof COMMAND_FAULTS)[number];
 
-/** The command-hook events that can block, and Stop (where onFailure is ignored by design). */
-export const COMMAND_EVENTS = ["UserPromptSubmit", "PreToolUse", "PostToolUse", "PermissionRequest", "Stop"] as const;
+/** Faults that are answers without a decision rather than failures: they never block. */
+const NO_DECISION_FAULTS: ReadonlySet<CommandFault> = new Set(["plain-text", "null", "extra-key"]);
+
+/** The command-hook events whose failure `onFailure: "block"` turns into a block. */
+export const BLOCKING_COMMAND_EVENTS = [
+  "UserPromptSubmit",
+  "PreToolUse",
+  "PostToolUse",
+  "PermissionRequest",
+  "PreCompact",
+] as const;
+/**
+ * Events a failure never blocks, whatever `onFailure` says: Stop and SubagentStop ignore it by
+ * design (a failing check must not loop the agent), the others have no block to give.
+ */
+export const FAIL_OPEN_COMMAND_EVENTS = [
+  "Stop",
+  "SubagentStop",
+  "SessionStart",
+  "SessionEnd",
+  "SubagentStart",
+  "PostToolUseFailure",
+  "PostCompact",
+  "Notification",
+] as const;
+export const COMMAND_EVENTS = [...BLOCKING_COMMAND_EVENTS, ...FAIL_OPEN_COMMAND_EVENTS] as const;
 export type CommandEvent = (typeof COMMAND_EVENTS)[number];
+type BlockingCommandEvent = (typeof BLOCKING_COMMAND_EVENTS)[number];
+const blocking = (event: CommandEvent): event is BlockingCommandEvent =>
+  (BLOCKING_COMMAND_EVENTS as readonly string[]).includes(event);
 
 export interface Cell {
   readonly layer: "plugin" | "command";
@@ -56,10 +95,38 @@ export interface Cell {
   readonly observed: string;
   readonly ok: boolean;
   readonly problems: readonly string[];
+  /** Problems that are known gaps (KNOWN_GAPS): reported, not failed. */
+  readonly gaps: readonly string[];
+}
+
+/**
+ * Known gaps: what a cell shows today that the runtime does not do yet, reported with the matrix
+ * (as R4 reports its `todo` cases) instead of failing it. The guarantee test fails when a listed
+ * gap no longer shows, so the list cannot outlive the fix.
+ */
+export const KNOWN_GAPS: readonly { readonly hook: RegExp; readonly problem: RegExp; readonly why: string }[] = [
+  {
+    hook: /^PermissionRequest \(onFailure block\)$/,
+    problem: /^the denial is not attributed/,
+    why: 'an approval a PermissionRequest hook denied is stored as "The Echo call was not approved." and audited nowhere: an Approver returns only its decision, not who made it, so the runtime cannot name the hook (the approval is denied, as fail closed requires)',
+  },
+];
+
+/** A cell as found, before known gaps are set apart. */
+type Found = Omit<Cell, "ok" | "gaps">;
+
+/** Moves the problems that are known gaps out of `problems`. */
+function withGaps(cell: Found): Cell {
+  const gap = (p: string) => KNOWN_GAPS.some((g) => g.hook.test(cell.hook) && g.problem.test(p));
+  const problems = cell.problems.filter((p) => !gap(p));
+  return { ...cell, problems, gaps: cell.problems.filter(gap), ok: problems.length === 0 };
 }
 
 const FAULT_TIMEOUT_MS = 80;
 const PROMPT = "[r2] Please look k up. CANARY-r2-prompt";
+/** Each cell's session: the scripted run, a manual compaction, then /reset (which ends the session). */
+const PROMPTS = [PROMPT, "/compact", "/reset"];
+const COMPACT_TURN = 1;
 const OUTPUT = "CANARY-r2-output";
 const SCRIPT = {
   runs: [
@@ -73,6 +140,7 @@ const SCRIPT = {
             { id: "t_lookup", name: "Lookup", input: { key: "k" } },
             { id: "t_echo", name: "Echo", input: { text: "x" } },
             { id: "t_agent", name: "Agent", input: { description: "d", prompt: "[r2c] child task" } },
+            { id: "t_fail", name: "Fail", input: {} },
           ],
         },
         { text: "final CANARY-r2-final (saw {{lastToolResult}})" },
@@ -87,6 +155,8 @@ interface Observation {
   readonly stored: string;
   readonly lookupRuns: number;
   readonly echoRuns: number;
+  /** Compactions recorded, in every session. */
+  readonly compactions: number;
   readonly audit: { hook: string; pluginId: string; outcome: string }[];
   readonly hooksFired: ReadonlySet<string>;
   /** Sinks in which a secret was found. */
@@ -111,6 +181,16 @@ function counting<T extends Tool>(tool: T, counter: { n: number }): T {
   return { ...tool, execute } as T;
 }
 
+/** A tool that always fails: its call reaches PostToolUseFailure. */
+const failTool: Tool<Record<string, never>, never> = {
+  name: "Fail",
+  description: "Always fails",
+  inputSchema: z.object({}).strict(),
+  async execute() {
+    throw new Error("the service is down");
+  },
+};
+
 const asker = definePlugin({
   id: "asker",
   setup: (api) => api.on("before_tool_call", () => ({ requireApproval: { title: "Run Echo?" } }), { matcher: "Echo" }),
@@ -125,13 +205,14 @@ async function observe(setup: CellSetup): Promise<Observation> {
   const results: RunResult[] = [];
   const opened = await openScenarioStore({ kind: "sqlite", dir: setup.dir });
   let stored = "";
+  let compactions = 0;
   let audit: Observation["audit"] = [];
   try {
     const gatehouse = createGatehouse({
       model: harnessModel(SCRIPT, (prompt) => timeline.push({ type: "model", prompt })),
       plugins: [tapPlugin(), asker, ...(setup.plugins ?? [])],
       store: opened.store,
-      tools: [counting(lookupTool({ k: `data ${OUTPUT}` }), lookups), counting(echoTool, echoes)],
+      tools: [counting(lookupTool({ k: `data ${OUTPUT}` }), lookups), counting(echoTool, echoes), failTool],
       subagents: true,
       approver: async () => "allow-once",
       logger,
@@ -140,7 +221,7 @@ async function observe(setup: CellSetup): Promise<Observation> {
       ...(setup.settings ? { commandHooks: { load: { homeDir: setup.dir, cliSettings: setup.settings } } } : {}),
     });
     timeline.tap(gatehouse);
-    for (const prompt of [PROMPT, "/reset"]) {
+    for (const prompt of PROMPTS) {
       const stream = gatehouse.stream({ prompt, ...(results[0] ? { sessionId: results[0].sessionId } : {}) });
       timeline.tapStream(stream);
       for await (const _ of stream) {
@@ -150,6 +231,8 @@ async function observe(setup: CellSetup): Promise<Observation> {
     }
     await gatehouse.engine.drain();
     stored = await normalizedStore(gatehouse.store);
+    for (const s of await gatehouse.store.listSessions({ limit: 1000 }))
+      compactions += (await gatehouse.store.listCompactions(s.id)).length;
     audit = (await gatehouse.store.listAudit()).map(({ hook, pluginId, outcome }) => ({ hook, pluginId, outcome }));
     await gatehouse.close();
   } finally {
@@ -173,7 +256,7 @@ async function observe(setup: CellSetup): Promise<Observation> {
   for (const secret of setup.visibleSecrets ?? [])
     for (const sink of visible) if (sinkHas(sink, secret)) secretIn.push(`${sink.name} (command line)`);
   const hooksFired = new Set(timeline.entries.flatMap((e) => (e.type === "hook" ? [e.hook] : [])));
-  return { results, stored, lookupRuns: lookups.n, echoRuns: echoes.n, audit, hooksFired, secretIn };
+  return { results, stored, lookupRuns: lookups.n, echoRuns: echoes.n, compactions, audit, hooksFired, secretIn };
 }
 
 /** Stored messages of every session, as role and parts, in order: what a fault must not change. */
@@ -320,7 +403,7 @@ function closedProblems(hook: HookName, o: Observation): string[] {
   return p;
 }
 
-export interface R2Options {
+export interface R2Options extends CommandCellsOptions {
   readonly seed: number;
   /** Only these layers (default both). */
   readonly layers?: readonly ("plugin" | "command")[];
@@ -336,7 +419,8 @@ export interface R2Figures {
 export async function runR2(options: R2Options): Promise<R2Figures> {
   const started = performance.now();
   const cells: Cell[] = [];
-  const push = (cell: Cell) => {
+  const push = (found: Found) => {
+    const cell = withGaps(found);
     cells.push(cell);
     options.onCell?.(cell);
   };
@@ -347,7 +431,10 @@ export async function runR2(options: R2Options): Promise<R2Figures> {
     const missing = [...HOOK_NAMES].filter((h) => !baseline.hooksFired.has(h));
     if (missing.length) throw new Error(`the R2 run does not reach every hook: ${missing.join(", ")}`);
     if (layers.includes("plugin")) for (const cell of await pluginCells(options.seed, root, baseline)) push(cell);
-    if (layers.includes("command")) for (const cell of await commandCells(options.seed, root, baseline)) push(cell);
+    if (layers.includes("command")) {
+      await checkCommandEventsFire(root, options.events ?? COMMAND_EVENTS);
+      for (const cell of await commandCells(options.seed, root, baseline, options)) push(cell);
+    }
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -361,8 +448,8 @@ function mkdir(root: string, name: string): string {
   return dir;
 }
 
-async function pluginCells(seed: number, root: string, baseline: Observation): Promise<Cell[]> {
-  const cells: Cell[] = [];
+async function pluginCells(seed: number, root: string, baseline: Observation): Promise<Found[]> {
+  const cells: Found[] = [];
   for (const hook of HOOK_NAMES) {
     const spec: HookSpec = HOOKS[hook];
     for (const fault of PLUGIN_FAULTS) {
@@ -381,7 +468,7 @@ async function pluginCells(seed: number, root: string, baseline: Observation): P
           problems.push(`no audit record ${hook}/faulty/${want}`);
       } else {
         if (o.stored !== baseline.stored) problems.push("the stored conversation differs from the baseline");
-        if (JSON.stringify(o.results.map(comparable)) !== JSON.stringify(baseline.results.map(comparable)))
+        if (!sameResults(o, baseline))
           problems.push(`the run differs from the baseline: ${describe(o)} vs ${describe(baseline)}`);
       }
       for (const where of new Set(o.secretIn)) problems.push(`the failure's content reached ${where}`);
@@ -392,7 +479,6 @@ async function pluginCells(seed: number, root: string, baseline: Observation): P
         policy: closed ? "closed" : "open",
         expected: closed ? (CLOSED_EFFECT[hook] ?? "block") : "run unchanged",
         observed: describe(o),
-        ok: problems.length === 0,
         problems,
       });
     }
@@ -442,8 +528,17 @@ function commandHandler(fault: CommandFault, dir: string, secret: string): Recor
       return { command: script("hook.sh", "sleep 5"), timeout: 0.3 };
     case "exit-1":
       return { command: script("hook.sh", "echo 'the hook crashed' >&2; exit 1") };
+    case "wrong-shape":
+      return { command: script("hook.sh", `printf '{"decision": 5, "reason": "${secret}"}'`) };
+    case "null":
+      return { command: script("hook.sh", "echo null") };
+    case "extra-key":
+      return { command: script("hook.sh", `printf '{"extra_${secret.slice(-8)}": "${secret}"}'`) };
   }
 }
+
+/** Faults whose secret is in what the hook printed (the others print nothing secret). */
+const PRINTS_SECRET: ReadonlySet<CommandFault> = new Set(["non-json", "flood", "wrong-shape", "extra-key"]);
 
 const SIGNAL_REASON = "Killed";
 
@@ -454,16 +549,23 @@ const AUDITED_AT: Partial<Record<CommandEvent, string>> = {
   PostToolUse: "after_tool_call",
 };
 
-const COMMAND_CLOSED_EFFECT: Record<CommandEvent, string> = {
+const COMMAND_CLOSED_EFFECT: Record<BlockingCommandEvent, string> = {
   UserPromptSubmit: "prompt blocked at the run gate, fixed reason (or the hook's stderr)",
   PreToolUse: "calls denied: no tool runs",
   PostToolUse: "outputs withheld",
   PermissionRequest: "approval denied: Echo does not run",
-  Stop: "run unchanged (onFailure is ignored on Stop by design)",
+  PreCompact: "compaction blocked (/compact says by whom); the run otherwise unchanged",
 };
 
-/** What `onFailure: "block"` must do for this fault; undefined when the fault is no failure (plain text). */
-function commandProblems(event: CommandEvent, fault: CommandFault, o: Observation, baseline: Observation): string[] {
+const COMPACTION_BLOCKED = "Compaction was blocked by a policy (command-hooks).";
+
+/** What `onFailure: "block"` must do for this fault on an event that can block. */
+function commandProblems(
+  event: BlockingCommandEvent,
+  fault: CommandFault,
+  o: Observation,
+  baseline: Observation,
+): string[] {
   const p: string[] = [];
   const r = o.results[0] as RunResult;
   // A non-zero exit shows the process's stderr: under `sh -c` a hook killed by a signal leaves the
@@ -486,18 +588,51 @@ function commandProblems(event: CommandEvent, fault: CommandFault, o: Observatio
       break;
     case "PermissionRequest":
       if (o.echoRuns !== 0) p.push("Echo ran without approval");
+      // Who denied: an audit record, or the notice the model got.
+      if (!o.audit.some((a) => a.pluginId === "command-hooks") && !/not approved[^"]*command-hooks/.test(o.stored))
+        p.push("the denial is not attributed (no audit record, and the notice does not name command-hooks)");
       break;
-    case "Stop":
-      if (o.stored !== baseline.stored) p.push("the stored conversation differs from the baseline");
+    case "PreCompact":
+      if (o.compactions !== 0) p.push(`${o.compactions} compactions recorded`);
+      if (o.results[COMPACT_TURN]?.reply !== COMPACTION_BLOCKED) p.push("/compact does not say who blocked it");
+      // The same messages, without the summaries the baseline's compactions wrote.
+      if (withoutSummaries(o.stored) !== withoutSummaries(baseline.stored))
+        p.push("the stored conversation differs from the baseline");
+      if (!sameResults(o, baseline, COMPACT_TURN)) p.push(`the run differs from the baseline: ${describe(o)}`);
       break;
   }
   return p;
 }
 
-async function commandCells(seed: number, root: string, baseline: Observation): Promise<Cell[]> {
-  const cells: Cell[] = [];
+function withoutSummaries(stored: string): string {
+  return stored
+    .split("\n")
+    .filter((line) => !line.startsWith("summary: "))
+    .join("\n");
+}
+
+function sameResults(o: Observation, baseline: Observation, except?: number): boolean {
+  const keep = (r: RunResult, i: number) => (i === except ? null : comparable(r));
+  return JSON.stringify(o.results.map(keep)) === JSON.stringify(baseline.results.map(keep));
+}
+
+/** The command-hook events a run of the matrix covers (default all). */
+export interface CommandCellsOptions {
+  readonly events?: readonly CommandEvent[];
+}
+
+async function commandCells(
+  seed: number,
+  root: string,
+  baseline: Observation,
+  options: CommandCellsOptions,
+): Promise<Found[]> {
+  const cells: Found[] = [];
+  const events = options.events ?? COMMAND_EVENTS;
   for (const onFailure of ["block", "continue"] as const) {
-    for (const event of COMMAND_EVENTS) {
+    // On an event that cannot block, `continue` is what every failure does anyway; `block` is the
+    // setting that must not make it block.
+    for (const event of events.filter((e) => onFailure === "block" || blocking(e))) {
       for (const fault of COMMAND_FAULTS) {
         const secret = secretFor(event, fault, seed + (onFailure === "block" ? 0 : 1));
         const dir = mkdir(root, `${event}-${fault}`);
@@ -505,19 +640,19 @@ async function commandCells(seed: number, root: string, baseline: Observation): 
         const settings = JSON.stringify({ hooks: { [event]: [{ hooks: [handler] }] } });
         const o = await observe({
           settings,
-          secrets: fault === "non-json" || fault === "flood" ? [secret] : [],
+          secrets: PRINTS_SECRET.has(fault) ? [secret] : [],
           visibleSecrets: [`CMDLINE-${secret.slice(-8)}`],
           dir,
         });
-        // Plain text on exit 0 is an answer with no decision in Claude Code's protocol, not a failure.
-        const blocks = onFailure === "block" && fault !== "plain-text" && event !== "Stop";
-        const problems = blocks ? commandProblems(event, fault, o, baseline) : [];
+        const blocks = onFailure === "block" && !NO_DECISION_FAULTS.has(fault) && blocking(event);
+        const problems = blocks && blocking(event) ? commandProblems(event, fault, o, baseline) : [];
         const auditedAt = AUDITED_AT[event];
         if (blocks && auditedAt && !o.audit.some((a) => a.hook === auditedAt && a.pluginId === "command-hooks"))
           problems.push(`no audit record ${auditedAt}/command-hooks`);
         if (!blocks) {
           if (o.stored !== baseline.stored) problems.push("the stored conversation differs from the baseline");
-          if (JSON.stringify(o.results.map(comparable)) !== JSON.stringify(baseline.results.map(comparable)))
+          if (o.compactions !== baseline.compactions) problems.push("compaction differs from the baseline");
+          if (!sameResults(o, baseline))
             problems.push(`the run differs from the baseline: ${describe(o)} vs ${describe(baseline)}`);
         }
         for (const where of new Set(o.secretIn)) problems.push(`the failure's content reached ${where}`);
@@ -527,18 +662,36 @@ async function commandCells(seed: number, root: string, baseline: Observation): 
           fault,
           policy: blocks ? "closed" : "open",
           expected: blocks
-            ? COMMAND_CLOSED_EFFECT[event]
-            : fault === "plain-text"
-              ? "run unchanged (plain text is no decision)"
+            ? COMMAND_CLOSED_EFFECT[event as BlockingCommandEvent]
+            : NO_DECISION_FAULTS.has(fault)
+              ? "run unchanged (an answer without a decision)"
               : "run unchanged",
           observed: describe(o),
-          ok: problems.length === 0,
           problems,
         });
       }
     }
   }
   return cells;
+}
+
+/**
+ * Every event of the matrix must fire in its run: one run with a recording hook on each, which
+ * must see them all (a cell on an event that never fires would pass without testing anything).
+ */
+async function checkCommandEventsFire(root: string, events: readonly CommandEvent[]): Promise<void> {
+  const dir = mkdir(root, "events");
+  const log = join(dir, "fired.log");
+  const recorder = join(dir, "record.sh");
+  writeFileSync(recorder, `#!/bin/sh\ncat > /dev/null\necho "$1" >> '${log}'\n`);
+  chmodSync(recorder, 0o755);
+  const hooks = Object.fromEntries(
+    events.map((e) => [e, [{ hooks: [{ type: "command", command: recorder, args: [e] }] }]]),
+  );
+  await observe({ settings: JSON.stringify({ hooks }), secrets: [], dir });
+  const fired = new Set(existsSync(log) ? readFileSync(log, "utf8").split("\n") : []);
+  const missing = events.filter((e) => !fired.has(e));
+  if (missing.length) throw new Error(`the R2 run does not fire every command-hook event: ${missing.join(", ")}`);
 }
 
 /** The matrix as a Markdown table: one row per hook, one column per fault. */
@@ -557,7 +710,7 @@ export function matrixTable(cells: readonly Cell[]): string {
         const c = row.find((x) => x.fault === f);
         if (!c) return "";
         const word = c.policy === "closed" ? "blocks" : "no change";
-        return c.ok ? `${word} ✓` : `**FAIL**`;
+        return !c.ok ? "**FAIL**" : c.gaps.length ? `${word} ✓ (gap)` : `${word} ✓`;
       });
       out.push(
         `| ${hook} | ${policy === "closed" ? "fail closed" : policy === "open" ? "fail open" : policy} | ${marks.join(" | ")} |`,
