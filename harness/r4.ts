@@ -24,10 +24,8 @@ import { forScenario } from "./random.js";
  * already holds one stored session, and must exit 2 with a clear error naming the file (and
  * the field, when the input has one), print no stack trace, and leave the store unchanged.
  *
- * Not in the corpus, by decision:
- * - an oversized prompt: there is no prompt size limit, so a 20 MB prompt is a valid run;
- * - malformed plugin hook *results*: they are not bad input but faults at run time, which fail
- *   closed (R2's matrix), not exit 2.
+ * Not in the corpus, by decision (harness/README.md says why): an oversized prompt, and
+ * malformed plugin hook *results*, which are R2's faults.
  * Oversized files: no size limit exists for gatehouse.json / settings / scripted files, so a
  * 20 MB file is read whole; the cases make it invalid (garbage, or a bad field at the end), and
  * expect the same clear error and exit 2 a small file gets.
@@ -544,11 +542,28 @@ export function r4Corpus(seed = 1130): R4Case[] {
   plugin("throws at import", `throw new Error("plugin exploded at import");\n`);
   plugin("syntax error", "export default { id: 'x', setup( {\n");
   plugin("exports nothing", "const x = 1;\n");
+  plugin("only a named export, no default", `export const plugin = { id: "base", setup() {} };\n`);
   plugin("default export is a number", "export default 42;\n");
+  plugin("default export is a string", `export default "base";\n`);
+  plugin("default export is null", "export default null;\n");
+  plugin("default export is an array", `export default [{ id: "base", setup() {} }];\n`);
+  plugin("default export is a bare setup function", "export default function setup(api) {}\n");
+  plugin("default export has no setup", `export default { id: "base", name: "no setup" };\n`);
   plugin("setup is not a function", `export default { id: "base", setup: "nope" };\n`);
   plugin("no id", `export default { setup() {} };\n`);
   plugin("empty id", `export default { id: "", setup() {} };\n`);
+  plugin("id is a number", `export default { id: 42, setup() {} };\n`);
+  plugin("id is an object", `export default { id: { name: "base" }, setup() {} };\n`);
+  plugin("id is null", `export default { id: null, setup() {} };\n`);
+  plugin("name is not a string", `export default { id: "base", name: 7, setup() {} };\n`);
   plugin("setup throws", `export default { id: "base", setup() { throw new Error("setup exploded"); } };\n`);
+  plugin("setup throws a non-error", `export default { id: "base", setup() { throw { code: 7 }; } };\n`);
+  plugin("setup returns a teardown function", `export default { id: "base", setup() { return () => {}; } };\n`);
+  plugin("setup returns a number", `export default { id: "base", setup() { return 42; } };\n`);
+  plugin(
+    "async setup resolves to an object",
+    `export default { id: "base", async setup() { return { ok: true }; } };\n`,
+  );
   plugin(
     "async setup rejects",
     `export default { id: "base", async setup() { throw new Error("async setup exploded"); } };\n`,

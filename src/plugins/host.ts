@@ -98,8 +98,9 @@ export class PluginHost {
         stagedCommands.set(name, command);
       },
     };
+    let returned: unknown;
     try {
-      await definition.setup(api);
+      returned = await definition.setup(api);
     } catch (error) {
       this.markFailed(id, source);
       return this.record([
@@ -108,6 +109,19 @@ export class PluginHost {
           pluginId: id,
           code: "setup-failed",
           message: `setup threw ${describeError(error)}; plugin not (re)loaded`,
+        },
+      ]);
+    }
+    // setup returns nothing: a returned value (a teardown function, say) would be silently ignored.
+    if (returned !== undefined) {
+      this.markFailed(id, source);
+      const what = returned === null ? "null" : Array.isArray(returned) ? "an array" : `a ${typeof returned}`;
+      return this.record([
+        {
+          level: "error",
+          pluginId: id,
+          code: "setup-failed",
+          message: `setup returned ${what}; it registers with api.on and returns nothing; plugin not (re)loaded`,
         },
       ]);
     }

@@ -184,6 +184,28 @@ export default {
     );
   });
 
+  test("a setup that returns something (a teardown function, a value) is refused with what it returned; nothing it registered stays", async () => {
+    const { host, engine, dir } = setup();
+    writeFileSync(
+      join(dir, "teardown.mjs"),
+      `export default { id: "teardown", setup(api) { api.on("message_sent", () => {}); return () => {}; } };\n`,
+    );
+    writeFileSync(join(dir, "value.mjs"), `export default { id: "value", async setup() { return 42; } };\n`);
+    const diagnostics = await host.load([{ path: "teardown.mjs" }, { path: "value.mjs" }]);
+    assert.deepEqual(
+      diagnostics.map((d) => [d.code, /setup returned (a \w+)/.exec(d.message)?.[1]]),
+      [
+        ["setup-failed", "a function"],
+        ["setup-failed", "a number"],
+      ],
+    );
+    assert.deepEqual(engine.registrations(), []);
+    assert.deepEqual(
+      host.list().map((p) => p.status),
+      ["failed", "failed"],
+    );
+  });
+
   test("reload swaps a changed plugin file in atomically; a broken new version keeps the old one", async () => {
     const { host, engine, dir } = setup();
     const file = join(dir, "ctx.mjs");
