@@ -95,32 +95,10 @@ export interface Cell {
   readonly observed: string;
   readonly ok: boolean;
   readonly problems: readonly string[];
-  /** Problems that are known gaps (KNOWN_GAPS): reported, not failed. */
-  readonly gaps: readonly string[];
 }
 
-/**
- * Known gaps: what a cell shows today that the runtime does not do yet, reported with the matrix
- * (as R4 reports its `todo` cases) instead of failing it. The guarantee test fails when a listed
- * gap no longer shows, so the list cannot outlive the fix.
- */
-export const KNOWN_GAPS: readonly { readonly hook: RegExp; readonly problem: RegExp; readonly why: string }[] = [
-  {
-    hook: /^PermissionRequest \(onFailure block\)$/,
-    problem: /^the denial is not attributed/,
-    why: 'an approval a PermissionRequest hook denied is stored as "The Echo call was not approved." and audited nowhere: an Approver returns only its decision, not who made it, so the runtime cannot name the hook (the approval is denied, as fail closed requires)',
-  },
-];
-
-/** A cell as found, before known gaps are set apart. */
-type Found = Omit<Cell, "ok" | "gaps">;
-
-/** Moves the problems that are known gaps out of `problems`. */
-function withGaps(cell: Found): Cell {
-  const gap = (p: string) => KNOWN_GAPS.some((g) => g.hook.test(cell.hook) && g.problem.test(p));
-  const problems = cell.problems.filter((p) => !gap(p));
-  return { ...cell, problems, gaps: cell.problems.filter(gap), ok: problems.length === 0 };
-}
+/** A cell as found, before it is judged. */
+type Found = Omit<Cell, "ok">;
 
 const FAULT_TIMEOUT_MS = 80;
 const PROMPT = "[r2] Please look k up. CANARY-r2-prompt";
@@ -420,7 +398,7 @@ export async function runR2(options: R2Options): Promise<R2Figures> {
   const started = performance.now();
   const cells: Cell[] = [];
   const push = (found: Found) => {
-    const cell = withGaps(found);
+    const cell: Cell = { ...found, ok: found.problems.length === 0 };
     cells.push(cell);
     options.onCell?.(cell);
   };
@@ -710,7 +688,7 @@ export function matrixTable(cells: readonly Cell[]): string {
         const c = row.find((x) => x.fault === f);
         if (!c) return "";
         const word = c.policy === "closed" ? "blocks" : "no change";
-        return !c.ok ? "**FAIL**" : c.gaps.length ? `${word} ✓ (gap)` : `${word} ✓`;
+        return c.ok ? `${word} ✓` : "**FAIL**";
       });
       out.push(
         `| ${hook} | ${policy === "closed" ? "fail closed" : policy === "open" ? "fail open" : policy} | ${marks.join(" | ")} |`,

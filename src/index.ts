@@ -31,6 +31,7 @@ export {
   type RunStream,
 } from "./runtime/gatehouse.js";
 export type {
+  ApprovalAnswer,
   ApprovalDecision,
   ApprovalRequest,
   Approver,

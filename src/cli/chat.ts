@@ -6,7 +6,7 @@ import { PassThrough } from "node:stream";
 import type { Command } from "commander";
 import pc from "picocolors";
 import type { RunStream } from "../runtime/gatehouse.js";
-import type { ApprovalDecision, ApprovalRequest, Approver, RunEvent, RunInput, RunResult } from "../runtime/types.js";
+import type { ApprovalAnswer, ApprovalRequest, Approver, RunEvent, RunInput, RunResult } from "../runtime/types.js";
 import { ENVIRONMENT_HELP, EXIT } from "./exit.js";
 import { createCliLogger, type OutStream, oneLine } from "./output.js";
 
@@ -245,7 +245,7 @@ export async function chatSession(options: ChatSessionOptions): Promise<ChatSumm
   // Approvals are asked between the question and the user's next line; lines typed before the
   // question stay queued as prompts.
   let approvalChain: Promise<unknown> = Promise.resolve();
-  const askInline = async (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> => {
+  const askInline = async (request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> => {
     if (signal.aborted) return "deny";
     const { createTerminalApprover } = await import("./approver.js");
     const answers = Object.assign(new PassThrough({ encoding: "utf8" }), { isTTY: tty });

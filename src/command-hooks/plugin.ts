@@ -1,7 +1,7 @@
 import { currentRunContext, type RunContext } from "../hooks/run-context.js";
 import type { PluginDefinition, PluginLogger } from "../plugins/define.js";
 import { REVISION_LIMITS } from "../runtime/finalize.js";
-import type { Approver } from "../runtime/types.js";
+import type { ApprovalAnswer, ApprovalDecision, Approver } from "../runtime/types.js";
 import type { SessionStore } from "../store/types.js";
 import { type MergedVerdict, runCommandHooks } from "./dispatch.js";
 import { type CommandHookEvent, notificationTypeOf } from "./events.js";
@@ -285,8 +285,8 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
       const ctx = run ?? { sessionId: request.sessionId, runId: request.runId, depth: 0, agentId: "main" };
       const v = await fire("PermissionRequest", ctx, { toolName: request.toolName, toolInput: request.params }, signal);
       // `continue: false` stops whatever the decision says, as a PreToolUse one blocks the call.
-      if (blocks(v)) return "deny";
-      if (v?.decision === "allow" && v.updatedInput === undefined) return "allow-once";
+      if (blocks(v)) return byHooks("deny");
+      if (v?.decision === "allow" && v.updatedInput === undefined) return byHooks("allow-once");
       // An approval cannot change the call's input, and an allow given for a rewritten call
       // does not cover the original one: the next approver decides.
       if (v?.decision === "allow") log?.warn(ignoredInputText(v));
@@ -295,6 +295,8 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
 
   return { plugin, approver };
 }
+
+const byHooks = (decision: ApprovalDecision): ApprovalAnswer => ({ decision, decidedBy: COMMAND_HOOKS_PLUGIN_ID });
 
 function ignoredInputText(v: MergedVerdict): string {
   const by = v.runs.findLast((r) => r.outcome.verdict.updatedInput !== undefined)?.handler;

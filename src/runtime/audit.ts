@@ -11,6 +11,9 @@ const CAUSE_OUTCOME: Record<Attribution["cause"], AuditOutcome | undefined> = {
   cancelled: "cancel",
 };
 
+/** Who decided: a hook's attribution, or a decision point outside the catalog (an approval). */
+type Decider = Pick<Attribution, "pluginId" | "cause"> & { readonly hook: Attribution["hook"] | "approval" };
+
 /**
  * Records a hook decision: hook, plugin, outcome, category, run, time. Nothing else can be
  * passed, so no reason or content can reach the audit trail.
@@ -18,7 +21,7 @@ const CAUSE_OUTCOME: Record<Attribution["cause"], AuditOutcome | undefined> = {
 export async function audit(
   deps: RuntimeDeps,
   state: RunState,
-  by: Attribution,
+  by: Decider,
   decision: AuditOutcome,
   category?: string,
 ): Promise<void> {

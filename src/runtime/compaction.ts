@@ -3,6 +3,7 @@ import type { Message } from "../core/message.js";
 import { messageText } from "../core/message.js";
 import { collectStream } from "../models/collect.js";
 import { toModelPrompt } from "../models/prompt.js";
+import { audit } from "./audit.js";
 import type { RuntimeDeps } from "./deps.js";
 import type { RunState } from "./state.js";
 
@@ -52,7 +53,10 @@ export async function compact(
     tokenCount: estimateTokens(range),
     trigger,
   });
-  if (pre.result.block) return { status: "blocked", pluginId: pre.decidedBy?.pluginId ?? "" };
+  if (pre.result.block) {
+    if (pre.decidedBy) await audit(deps, state, pre.decidedBy, "block");
+    return { status: "blocked", pluginId: pre.decidedBy?.pluginId ?? "" };
+  }
   const extra = [instructions, pre.result.instructions].filter((t): t is string => !!t);
   const prompt: LanguageModelV3Prompt = [
     // Earlier summaries go in too, so the new one carries what they said.

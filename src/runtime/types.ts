@@ -81,5 +81,11 @@ export interface ApprovalRequest {
   readonly description?: string;
 }
 
+/**
+ * An approver's answer: the decision alone, or with who made it (an identifier, e.g. a plugin id),
+ * which the audit trail records. A bare decision is recorded as the approver's own.
+ */
+export type ApprovalAnswer = ApprovalDecision | { readonly decision: ApprovalDecision; readonly decidedBy: string };
+
 /** Answers approval requests raised by `before_tool_call`'s `requireApproval`. */
-export type Approver = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalDecision>;
+export type Approver = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalAnswer>;

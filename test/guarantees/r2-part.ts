@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type Cell, KNOWN_GAPS, matrixTable, type R2Options, runR2 } from "../../harness/r2.js";
+import { type Cell, matrixTable, type R2Options, runR2 } from "../../harness/r2.js";
 import { SEED } from "./ci.js";
 
 /**
  * One part of R2's matrix as one test (the parts are in separate files so that each stays well
- * inside npm test's per-file timeout): no failed cell; every known gap reported, and each one
- * listed still showing in a cell of the part that could show it.
+ * inside npm test's per-file timeout): no failed cell.
  */
 export function r2Part(name: string, options: Omit<R2Options, "seed">, check: (cells: readonly Cell[]) => void): void {
   test(`${name}: fail-closed cells block (attributed, nothing of the fault shown), fail-open ones change nothing`, async (t) => {
@@ -17,16 +16,6 @@ export function r2Part(name: string, options: Omit<R2Options, "seed">, check: (c
       .filter((c) => !c.ok)
       .map((c) => `${c.layer} ${c.hook} / ${c.fault}: ${c.problems.join("; ")}`);
     assert.deepEqual(failures, []);
-    for (const gap of KNOWN_GAPS) {
-      const mine = f.cells.filter((c) => gap.hook.test(c.hook));
-      if (mine.length === 0) continue;
-      const showing = mine.filter((c) => c.gaps.some((p) => gap.problem.test(p)));
-      t.diagnostic(`known gap in ${showing.length} cells (${gap.hook.source}): ${gap.why}`);
-      assert.ok(
-        showing.length > 0,
-        `known gap ${gap.hook} / ${gap.problem} no longer shows: remove it from KNOWN_GAPS`,
-      );
-    }
     check(f.cells);
   });
 }

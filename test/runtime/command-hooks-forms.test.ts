@@ -78,6 +78,7 @@ async function runWith(hooks: Record<string, unknown>, o: { approval?: boolean; 
       approvals,
       prompts: t.calls.map(promptText),
       stored: JSON.stringify(await t.store.runMessages(result.runId)),
+      audit: await t.store.listAudit({ sessionId: result.sessionId }),
       logs: t.logLines,
     };
   } finally {
@@ -150,6 +151,10 @@ describe("command-hook JSON answers in real runs", () => {
     assert.deepEqual(r.inputs, []);
     assert.equal(r.approvals, 0);
     assert.match(r.prompts[1] ?? "", /not approved/);
+    assert.deepEqual(
+      r.audit.filter((a) => a.hook === "approval").map((a) => [a.pluginId, a.outcome]),
+      [["command-hooks", "deny"]],
+    );
     // An approval answers yes or no; the deny message has no way to the model (docs/command-hooks.md).
     for (const p of r.prompts) assert.doesNotMatch(p, /DENY-MESSAGE/);
   });

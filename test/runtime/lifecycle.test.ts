@@ -449,16 +449,17 @@ describe("tool calls (DESIGN §3 step 8e)", () => {
     for (const place of leaks) assert.doesNotMatch(place, new RegExp(`echoed.{0,5}tool-${SECRET}`));
   });
 
-  test("requireApproval pauses the call: allow runs it, deny and timeout do not", async () => {
+  test("requireApproval pauses the call: allow runs it, deny and timeout do not; each answer is audited with who gave it", async () => {
     const ask = plugin("ask", (api) =>
       api.on("before_tool_call", () => ({ requireApproval: { title: "Run Echo?", timeoutMs: 50 } })),
     );
     const notified: string[] = [];
     const notifier = plugin("n", (api) => api.on("notification", (e) => void notified.push(e.message)));
-    for (const [answer, ran] of [
-      ["allow-once", true],
-      ["deny", false],
-      ["never", false],
+    for (const [answer, ran, audited] of [
+      ["allow-once", true, { pluginId: "approver", outcome: "approve" }],
+      ["deny", false, { pluginId: "approver", outcome: "deny" }],
+      ["never", false, { pluginId: "approver", outcome: "timeout" }],
+      ["named", false, { pluginId: "policy-desk", outcome: "deny" }],
     ] as const) {
       let executed = false;
       const tool = {
@@ -471,12 +472,32 @@ describe("tool calls (DESIGN §3 step 8e)", () => {
       const approver = async (_r: unknown, signal: AbortSignal) =>
         answer === "never"
           ? new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(new Error("timeout"))))
-          : answer;
-      const { gatehouse } = testGatehouse(useTool, { plugins: [ask, notifier], tools: [tool], approver });
-      await gatehouse.run({ prompt: "q" });
+          : answer === "named"
+            ? { decision: "deny" as const, decidedBy: "policy-desk" }
+            : answer;
+      const { gatehouse, store } = testGatehouse(useTool, { plugins: [ask, notifier], tools: [tool], approver });
+      const { sessionId } = await gatehouse.run({ prompt: "q" });
       assert.equal(executed, ran, answer);
+      const records = (await store.listAudit({ sessionId })).filter((a) => a.hook === "approval");
+      assert.deepEqual(
+        records.map((a) => ({ pluginId: a.pluginId, outcome: a.outcome })),
+        [audited],
+        answer,
+      );
     }
-    assert.deepEqual(notified, ["Run Echo?", "Run Echo?", "Run Echo?"]);
+    assert.deepEqual(notified, ["Run Echo?", "Run Echo?", "Run Echo?", "Run Echo?"]);
+  });
+
+  test("with no approver a call that needs approval is denied, and the audit trail says nobody could approve it", async () => {
+    const ask = plugin("ask", (api) => api.on("before_tool_call", () => ({ requireApproval: { title: "Run Echo?" } })));
+    const { gatehouse, store } = testGatehouse(useTool, { plugins: [ask] });
+    const { sessionId, runId } = await gatehouse.run({ prompt: "q" });
+    const records = (await store.listAudit({ sessionId })).filter((a) => a.hook === "approval");
+    assert.deepEqual(
+      records.map((a) => ({ pluginId: a.pluginId, outcome: a.outcome, runId: a.runId })),
+      [{ pluginId: "gatehouse", outcome: "deny", runId }],
+    );
+    assert.match(JSON.stringify(await store.runMessages(runId)), /The Echo call was not approved/);
   });
 });
 
@@ -591,7 +612,7 @@ describe("slash commands", () => {
     );
   });
 
-  test("/compact summarizes the history with the model; before_compaction may block it", async () => {
+  test("/compact summarizes the history with the model; before_compaction may block it, and the block is audited", async () => {
     const script = { runs: [{ match: "^Summarize", turns: [{ text: "the summary" }] }, { turns: [{ text: "a" }] }] };
     const { gatehouse, store } = testGatehouse(script, {
       config: { compaction: { contextTokens: 1_000_000, keepRecent: 0 } },
@@ -609,6 +630,10 @@ describe("slash commands", () => {
     assert.match(
       (await b.gatehouse.run({ prompt: "/compact", sessionId: s.sessionId })).reply ?? "",
       /blocked by a policy \(veto\)/,
+    );
+    assert.deepEqual(
+      (await b.store.listAudit({ sessionId: s.sessionId })).map((a) => [a.hook, a.pluginId, a.outcome]),
+      [["before_compaction", "veto", "block"]],
     );
   });
 
