@@ -40,6 +40,30 @@ interface Loaded {
   readonly entry?: PluginEntry;
 }
 
+/** A `setup` that never settles would hang start-up: past this it fails like one that threw. */
+export const SETUP_TIMEOUT_MS = 10_000;
+
+class SetupTimeout extends Error {
+  constructor(ms: number) {
+    super(`did not finish within ${ms} ms`);
+  }
+}
+
+async function withinTimeout<T>(value: T | Promise<T>, ms: number): Promise<T> {
+  if (!(value instanceof Promise)) return value;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      value,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new SetupTimeout(ms)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Loads plugins onto a hook engine. Each plugin's `setup` registers into a staging list;
  * permissions are applied; then the engine swaps the whole set in at once, so loading and
@@ -56,7 +80,12 @@ export class PluginHost {
 
   constructor(
     private readonly engine: HookEngine,
-    private readonly options: { readonly cwd: string; readonly logger: HostLogger },
+    private readonly options: {
+      readonly cwd: string;
+      readonly logger: HostLogger;
+      /** How long a plugin's `setup` may take (default SETUP_TIMEOUT_MS). */
+      readonly setupTimeoutMs?: number;
+    },
   ) {}
 
   /** Every refusal and error so far, as `gatehouse plugins inspect` lists them. */
@@ -100,7 +129,7 @@ export class PluginHost {
     };
     let returned: unknown;
     try {
-      returned = await definition.setup(api);
+      returned = await withinTimeout(definition.setup(api), this.options.setupTimeoutMs ?? SETUP_TIMEOUT_MS);
     } catch (error) {
       this.markFailed(id, source);
       return this.record([
@@ -108,7 +137,7 @@ export class PluginHost {
           level: "error",
           pluginId: id,
           code: "setup-failed",
-          message: `setup threw ${describeError(error)}; plugin not (re)loaded`,
+          message: `setup ${error instanceof SetupTimeout ? error.message : `threw ${describeError(error)}`}; plugin not (re)loaded`,
         },
       ]);
     }

@@ -184,6 +184,27 @@ export default {
     );
   });
 
+  test("a setup that never settles fails after the setup timeout instead of hanging start-up; nothing it registered stays", async () => {
+    const { lines, logger } = captureLogger();
+    const engine = new HookEngine({ logger });
+    const host = new PluginHost(engine, { cwd: tmpdir(), logger, setupTimeoutMs: 30 });
+    const hanging = definePlugin({
+      id: "hanging",
+      setup(api) {
+        api.on("message_sent", () => {});
+        return new Promise<void>(() => {});
+      },
+    });
+    const diagnostics = await host.add(hanging);
+    assert.deepEqual(
+      diagnostics.map((d) => [d.level, d.code, d.message]),
+      [["error", "setup-failed", "setup did not finish within 30 ms; plugin not (re)loaded"]],
+    );
+    assert.deepEqual(engine.registrations(), []);
+    assert.equal(host.list()[0]?.status, "failed");
+    assert.ok(lines.some((l) => l.includes("did not finish within 30 ms")));
+  });
+
   test("a setup that returns something (a teardown function, a value) is refused with what it returned; nothing it registered stays", async () => {
     const { host, engine, dir } = setup();
     writeFileSync(
