@@ -1,7 +1,7 @@
 // A verifier on before_agent_finalize: when the model gives a final answer, check it, and if it
 // falls short ask for one more pass. `retry.maxAttempts` caps the retries for this check, so a
 // model that never complies cannot loop: the run ends after at most maxAttempts + 1 model calls
-// (and Gatehouse never allows more than 3 revisions a run unless a retry asks for up to 8).
+// (and Gatehouse never allows more than 3 revisions a run, whatever maxAttempts says).
 import type { PluginDefinition } from "gatehouse";
 
 /** An answer must end with a source, like `[source: example.org]`. */

@@ -7,6 +7,8 @@
 // - A block marked `<!-- file: NAME -->` (a plugin, a gatehouse.json, a hook script) is written
 //   to NAME first, so later commands run against what the README shows. It is not run itself.
 // - `chmod +x FILE` is applied to the file: the README tells the user to, so the test does too.
+// - The one TypeScript block calling `createGatehouse(` (the library example) is run with tsx next
+//   to the README's plugin, and must print the run's outcome and reply.
 // - The block marked `<!-- provider example: … -->` is the real-provider example. Its
 //   `export ANTHROPIC_API_KEY=...` gets a dummy key and its command runs against a local server
 //   speaking Anthropic's Messages API (ANTHROPIC_BASE_URL points there): the test checks that
@@ -22,6 +24,7 @@
 //   of rounds sized for stable figures, on both cores); the lead runs them, not CI.
 // Anything else the test cannot run fails it.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -166,6 +169,28 @@ describe("README", () => {
       ran.some((line) => line.includes("anthropic:")),
       "the provider example ran",
     );
+  });
+
+  test("the library example runs as shown, with the README's plugin, and prints the run's outcome and reply", async () => {
+    const blocks = codeBlocks(markdown);
+    const policy = blocks.find((b) => b.note === "file: policy.ts");
+    const library = blocks.filter((b) => b.lang === "ts" && b.content.includes("createGatehouse("));
+    assert.ok(policy, "the README's plugin");
+    assert.equal(library.length, 1, "one library example");
+    // An application of the user's own: an ES module package (top-level await), beside the plugin.
+    const app = join(cwd, "library-app");
+    await mkdir(app, { recursive: true });
+    await writeFile(join(app, "package.json"), '{ "type": "module" }\n');
+    await writeFile(join(app, "policy.ts"), policy.content);
+    await writeFile(join(app, "main.ts"), (library[0] as (typeof library)[number]).content);
+    // A user runs it with their TypeScript runner; tsx here.
+    const run = spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), "main.ts"], {
+      cwd: app,
+      env: { ...process.env, HOME: home },
+      encoding: "utf8",
+    });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout, "completed hello\n");
   });
 
   test("the only commands not run are the developer's npm commands, each a real script", async () => {
