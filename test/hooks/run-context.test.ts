@@ -90,6 +90,36 @@ describe("run context", () => {
     assert.deepEqual(await pending, { result: {} });
   });
 
+  test("a timeout resumes the dispatch in its own run context, whichever dispatch armed the shared timer", {
+    timeout: 10_000,
+  }, async () => {
+    const { engine } = engineWithLog();
+    const seen: string[] = [];
+    // Handlers with the same timeout share one timer: the first dispatch (run-b) arms it.
+    engine.on(
+      "slow",
+      "before_prompt_build",
+      (_e, ctx) => {
+        ctx.signal.addEventListener("abort", () => seen.push(`abort ${ctx.runId} in ${currentRunContext()?.runId}`));
+        return new Promise(() => {});
+      },
+      { timeoutMs: 10 },
+    );
+    engine.on("next", "before_prompt_build", (_e, ctx) => {
+      seen.push(`next ${ctx.runId} in ${currentRunContext()?.runId}`);
+    });
+    const event = { prompt: "", messages: [] };
+    const b = runWithContext(runContext({ runId: "run-b" }), () => engine.emit("before_prompt_build", event));
+    const a = runWithContext(runContext({ runId: "run-a" }), () => engine.emit("before_prompt_build", event));
+    await Promise.all([a, b]);
+    assert.deepEqual(seen.sort(), [
+      "abort run-a in run-a",
+      "abort run-b in run-b",
+      "next run-a in run-a",
+      "next run-b in run-b",
+    ]);
+  });
+
   test("outside any run, ctx carries empty ids and depth 0", async () => {
     const { engine } = engineWithLog();
     let ctx: HookContext | undefined;
