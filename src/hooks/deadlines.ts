@@ -1,14 +1,22 @@
 /**
- * Per-handler timeouts without a timer per handler. Handlers of one hook share a duration,
- * so deadlines arrive in order: one FIFO and one timer per duration suffice. Adding is a push;
- * settling is a flag. The timer keeps the process alive only while some handler is pending.
+ * Per-handler timeouts without a timer, or even a clock read, per handler. No timer can fire
+ * before the event-loop turn a handler started in has ended, and most handlers answer within
+ * it: so a handler's deadline is set only if it is still pending when its turn ends, counted
+ * from then (one clock read per turn). A handler gets its whole timeout, plus at most what was
+ * left of its starting turn — never less.
+ *
+ * Handlers of one hook share a duration, so deadlines arrive in order: one FIFO and one timer
+ * per duration suffice. The timer keeps the process alive only while some handler is pending.
  */
 export abstract class Deadline {
   settled = false;
   at = 0;
+  ms = 0;
+  /** Where the deadline waits once its turn ended; undefined while it is in the turn's batch. */
+  queue: DeadlineQueue | undefined = undefined;
   /** Called at most once, when the deadline passes before `settle`. */
   abstract expire(): void;
-  /** Called once settled or expired: drop whatever the entry holds while it waits in the FIFO. */
+  /** Called once settled or expired: drop whatever the entry holds while it waits. */
   abstract release(): void;
   /** Called at most once, instead of `expire`, when the entry's run is cancelled first. */
   cancel(): void {
@@ -17,6 +25,51 @@ export abstract class Deadline {
   belongsTo(_runId: string): boolean {
     return false;
   }
+}
+
+/** The deadlines started in the current turn, not timed yet. */
+const fresh: Deadline[] = [];
+let freshTail = 0;
+let freshPending = 0;
+let stampScheduled = false;
+
+/** Starts an entry's timeout of `ms` milliseconds; `settle` it when the handler answers. */
+export function startDeadline(entry: Deadline, ms: number): void {
+  entry.ms = ms;
+  fresh[freshTail++] = entry;
+  freshPending++;
+  if (!stampScheduled) {
+    stampScheduled = true;
+    setImmediate(stampFresh);
+  }
+}
+
+/** Returns false when the deadline already expired (the late result must be dropped). */
+export function settleDeadline(entry: Deadline): boolean {
+  if (entry.settled) return false;
+  entry.settled = true;
+  entry.release();
+  if (entry.queue !== undefined) entry.queue.settled();
+  // Every entry of the batch is settled: its slots are reused (they hold nothing, released).
+  else if (--freshPending === 0) freshTail = 0;
+  return true;
+}
+
+/** The turn is over: what is still pending starts waiting for its deadline. */
+function stampFresh(): void {
+  stampScheduled = false;
+  const count = freshTail;
+  const pending = freshPending;
+  freshTail = 0;
+  freshPending = 0;
+  if (pending > 0) {
+    const now = performance.now();
+    for (let i = 0; i < count; i++) {
+      const entry = fresh[i] as Deadline;
+      if (!entry.settled) deadlineQueue(entry.ms).add(entry, now);
+    }
+  }
+  if (count > 1024) fresh.length = 0;
 }
 
 export class DeadlineQueue {
@@ -28,8 +81,9 @@ export class DeadlineQueue {
 
   constructor(private readonly ms: number) {}
 
-  add(entry: Deadline): void {
-    entry.at = performance.now() + this.ms;
+  add(entry: Deadline, now: number): void {
+    entry.at = now + this.ms;
+    entry.queue = this;
     this.entries[this.tail++] = entry;
     if (this.pending++ === 0) {
       if (this.timer === undefined) this.arm(this.ms);
@@ -37,11 +91,8 @@ export class DeadlineQueue {
     }
   }
 
-  /** Returns false when the deadline already expired (the late result must be dropped). */
-  settle(entry: Deadline): boolean {
-    if (entry.settled) return false;
-    entry.settled = true;
-    entry.release();
+  /** One of this queue's entries was settled. */
+  settled(): void {
     if (--this.pending === 0) {
       // Everything queued is settled: forget it now rather than when the timer next fires
       // (up to a whole timeout later), or a busy hook retains every deadline of that window.
@@ -50,20 +101,12 @@ export class DeadlineQueue {
       this.tail = 0;
       this.timer?.unref();
     }
-    return true;
   }
 
-  /** Settles and cancels every pending entry of a run. */
-  cancelRun(runId: string): void {
-    const cancelled: Deadline[] = [];
+  pendingOf(runId: string, into: Deadline[]): void {
     for (let i = this.head; i < this.tail; i++) {
       const entry = this.entries[i] as Deadline;
-      if (!entry.settled && entry.belongsTo(runId)) cancelled.push(entry);
-    }
-    for (const entry of cancelled) {
-      // settle() releases the entry, so cancel first, then settle (a re-entrant add is fine).
-      entry.cancel();
-      this.settle(entry);
+      if (!entry.settled && entry.belongsTo(runId)) into.push(entry);
     }
   }
 
@@ -99,7 +142,7 @@ export class DeadlineQueue {
       this.arm((entries[this.head] as Deadline).at - now);
     }
     // Expire once the queue is consistent again: an expiry may start the next handler, which
-    // adds a deadline to this very queue.
+    // starts a deadline of its own.
     for (const entry of expired) {
       entry.expire();
       entry.release();
@@ -109,7 +152,7 @@ export class DeadlineQueue {
 
 const queues = new Map<number, DeadlineQueue>();
 
-export function deadlineQueue(ms: number): DeadlineQueue {
+function deadlineQueue(ms: number): DeadlineQueue {
   let queue = queues.get(ms);
   if (queue === undefined) {
     queue = new DeadlineQueue(ms);
@@ -120,5 +163,15 @@ export function deadlineQueue(ms: number): DeadlineQueue {
 
 /** A cancelled run stops waiting for its pending hook handlers at once. */
 export function cancelPendingHandlers(runId: string): void {
-  for (const queue of queues.values()) queue.cancelRun(runId);
+  const cancelled: Deadline[] = [];
+  for (let i = 0; i < freshTail; i++) {
+    const entry = fresh[i] as Deadline;
+    if (!entry.settled && entry.belongsTo(runId)) cancelled.push(entry);
+  }
+  for (const queue of queues.values()) queue.pendingOf(runId, cancelled);
+  for (const entry of cancelled) {
+    // Settling releases the entry, so cancel first, then settle (a re-entrant start is fine).
+    entry.cancel();
+    settleDeadline(entry);
+  }
 }

@@ -1,6 +1,6 @@
 import type { AsyncResource } from "node:async_hooks";
 import type { HookName } from "./catalog.js";
-import { Deadline, type DeadlineQueue, deadlineQueue } from "./deadlines.js";
+import { Deadline, settleDeadline, startDeadline } from "./deadlines.js";
 import type { Registration } from "./registry.js";
 import type { Channel, RunContext, Trigger } from "./run-context.js";
 import type { HookContext } from "./types.js";
@@ -127,9 +127,9 @@ class PendingCall extends Deadline {
     return this.ctx?.runId === runId;
   }
 
-  answer(queue: DeadlineQueue, invocation: Invocation): void {
+  answer(invocation: Invocation): void {
     const { registration, waiter } = this;
-    if (queue.settle(this)) (waiter as Waiter).resume(registration as Registration, invocation);
+    if (settleDeadline(this)) (waiter as Waiter).resume(registration as Registration, invocation);
   }
 
   release(): void {
@@ -161,17 +161,16 @@ export function invoke(
   if (!isThenable(value)) return { status: "ok", value };
   // Cancelled while the handler was starting: nothing will cancel it later, so stop now.
   if (run.signal?.aborted) return CANCELLED;
-  const queue = deadlineQueue(registration.timeoutMs);
   const call = new PendingCall(registration, ctx, waiter, waiter.scope());
-  queue.add(call);
+  startDeadline(call, registration.timeoutMs);
   try {
     value.then(
-      (v) => call.answer(queue, { status: "ok", value: v }),
-      (error: unknown) => call.answer(queue, { status: "threw", error }),
+      (v) => call.answer({ status: "ok", value: v }),
+      (error: unknown) => call.answer({ status: "threw", error }),
     );
   } catch (error) {
     // A thenable whose `then` throws is a handler that threw.
-    queue.settle(call);
+    settleDeadline(call);
     return { status: "threw", error };
   }
   return PENDING;

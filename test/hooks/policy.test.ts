@@ -141,6 +141,33 @@ describe("failure policy", () => {
     assert.deepEqual(outcome.result, {});
   });
 
+  test("each handler gets its whole timeout from its own start, even after a slow handler before it", async () => {
+    const { engine } = engineWithLog();
+    let startedAt = 0;
+    const timedOut = deferred<number>();
+    // The first handler answers late in its timeout, the second never: the second is timed out
+    // no earlier than its own timeout after it started, and the first is not timed out at all.
+    engine.on(
+      "slow",
+      "before_prompt_build",
+      () => new Promise((resolve) => setTimeout(() => resolve({ appendContext: "slow" }), 30)),
+      { timeoutMs: 50 },
+    );
+    engine.on(
+      "hangs",
+      "before_prompt_build",
+      (_e, ctx) => {
+        startedAt = performance.now();
+        ctx.signal.addEventListener("abort", () => timedOut.resolve(performance.now() - startedAt));
+        return never();
+      },
+      { timeoutMs: 50 },
+    );
+    const outcome = await engine.emit("before_prompt_build", { prompt: "", messages: [] });
+    assert.deepEqual(outcome.result, { appendContext: "slow" });
+    assert.ok((await timedOut.promise) >= 50);
+  });
+
   test("an operator's failOpen turns a plugin's failures on a fail-closed hook into no opinion", async () => {
     const { engine } = engineWithLog();
     engine.replacePlugin(
