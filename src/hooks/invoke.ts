@@ -1,6 +1,6 @@
 import type { AsyncResource } from "node:async_hooks";
 import type { HookName } from "./catalog.js";
-import { Deadline, settleDeadline, startDeadline } from "./deadlines.js";
+import { type Deadline, type DeadlineQueue, settleDeadline, startDeadline } from "./deadlines.js";
 import type { Registration } from "./registry.js";
 import type { Channel, RunContext, Trigger } from "./run-context.js";
 import type { HookContext } from "./types.js";
@@ -42,6 +42,8 @@ export class HandlerContext implements HookContext {
     this.hook = hook;
     this.pluginId = pluginId;
     this.#run = run;
+    this.#controller = undefined;
+    this.#signal = undefined;
   }
 
   get signal(): AbortSignal {
@@ -59,14 +61,8 @@ export class HandlerContext implements HookContext {
   }
 }
 
-export type Invocation =
-  | { readonly status: "ok"; readonly value: unknown }
-  | { readonly status: "threw"; readonly error: unknown }
-  | { readonly status: "timeout" }
-  | { readonly status: "cancelled" };
-
-const TIMEOUT: Invocation = Object.freeze({ status: "timeout" });
-const CANCELLED: Invocation = Object.freeze({ status: "cancelled" });
+/** How a handler's call ended; `value` is its answer (ok) or what it threw (threw). */
+export type Status = "ok" | "threw" | "timeout" | "cancelled";
 
 /** What `invoke` returns when the handler answered with a promise: the answer comes later. */
 export const PENDING = Symbol("pending");
@@ -78,7 +74,7 @@ export const PENDING = Symbol("pending");
  */
 export interface Waiter {
   /** Called exactly once per PENDING invocation: with the handler's answer, or with a timeout. */
-  resume(registration: Registration, invocation: Invocation): void;
+  resume(registration: Registration, status: Status, value: unknown): void;
   /**
    * The dispatch's async context. Deadlines share one timer per duration, and that timer runs
    * in whatever context armed it: a timeout (the handler's abort listeners and everything the
@@ -87,24 +83,19 @@ export interface Waiter {
   scope(): AsyncResource;
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    value !== null &&
-    (typeof value === "object" || typeof value === "function") &&
-    typeof (value as { then?: unknown }).then === "function"
-  );
-}
-
 /** A handler that answered with a promise: its deadline, and where its answer goes. */
-class PendingCall extends Deadline {
+class PendingCall implements Deadline {
+  settled = false;
+  at = 0;
+  ms = 0;
+  queue: DeadlineQueue | undefined = undefined;
+
   constructor(
     private registration: Registration | undefined,
     private ctx: HandlerContext | undefined,
     private waiter: Waiter | undefined,
     private scope: AsyncResource | undefined,
-  ) {
-    super();
-  }
+  ) {}
 
   expire(): void {
     (this.scope as AsyncResource).runInAsyncScope(this.timedOut, this);
@@ -113,23 +104,25 @@ class PendingCall extends Deadline {
   private timedOut(): void {
     const registration = this.registration as Registration;
     (this.ctx as HandlerContext).timedOut(registration.timeoutMs);
-    (this.waiter as Waiter).resume(registration, TIMEOUT);
+    (this.waiter as Waiter).resume(registration, "timeout", undefined);
   }
 
   /** The handler's run was cancelled: stop waiting for it (its signal already aborted with the run's). */
-  override cancel(): void {
-    (this.scope as AsyncResource).runInAsyncScope(() => {
-      (this.waiter as Waiter).resume(this.registration as Registration, CANCELLED);
-    });
+  cancel(): void {
+    (this.scope as AsyncResource).runInAsyncScope(this.cancelled, this);
   }
 
-  override belongsTo(runId: string): boolean {
+  private cancelled(): void {
+    (this.waiter as Waiter).resume(this.registration as Registration, "cancelled", undefined);
+  }
+
+  belongsTo(runId: string): boolean {
     return this.ctx?.runId === runId;
   }
 
-  answer(invocation: Invocation): void {
+  answer(status: Status, value: unknown): void {
     const { registration, waiter } = this;
-    if (settleDeadline(this)) (waiter as Waiter).resume(registration as Registration, invocation);
+    if (settleDeadline(this)) (waiter as Waiter).resume(registration as Registration, status, value);
   }
 
   release(): void {
@@ -140,8 +133,14 @@ class PendingCall extends Deadline {
   }
 }
 
+/** A synchronous answer of `invoke`: reused, read at once by the caller. */
+export interface Answer {
+  status: Status;
+  value: unknown;
+}
+
 /**
- * Calls one handler under its timeout. A synchronous answer returns synchronously (no
+ * Calls one handler under its timeout. A synchronous answer is written to `answer` (no
  * deadline). An asynchronous one returns PENDING and reaches `waiter.resume` later, at most
  * once: the answer, or a timeout (its `ctx.signal` aborted, and a late answer dropped).
  */
@@ -150,28 +149,52 @@ export function invoke(
   event: unknown,
   run: RunContext,
   waiter: Waiter,
-): Invocation | typeof PENDING {
+  answer: Answer,
+): typeof PENDING | undefined {
   const ctx = new HandlerContext(run, registration.hook, registration.pluginId);
   let value: unknown;
   try {
     value = registration.handler(event, ctx);
   } catch (error) {
-    return { status: "threw", error };
+    answer.status = "threw";
+    answer.value = error;
+    return undefined;
   }
-  if (!isThenable(value)) return { status: "ok", value };
+  let then: unknown;
+  if (value !== null && (typeof value === "object" || typeof value === "function")) {
+    try {
+      then = (value as { then?: unknown }).then;
+    } catch (error) {
+      answer.status = "threw";
+      answer.value = error;
+      return undefined;
+    }
+  }
+  if (typeof then !== "function") {
+    answer.status = "ok";
+    answer.value = value;
+    return undefined;
+  }
   // Cancelled while the handler was starting: nothing will cancel it later, so stop now.
-  if (run.signal?.aborted) return CANCELLED;
+  if (run.signal?.aborted) {
+    answer.status = "cancelled";
+    answer.value = undefined;
+    return undefined;
+  }
   const call = new PendingCall(registration, ctx, waiter, waiter.scope());
   startDeadline(call, registration.timeoutMs);
   try {
-    value.then(
-      (v) => call.answer({ status: "ok", value: v }),
-      (error: unknown) => call.answer({ status: "threw", error }),
+    then.call(
+      value,
+      (v: unknown) => call.answer("ok", v),
+      (error: unknown) => call.answer("threw", error),
     );
   } catch (error) {
     // A thenable whose `then` throws is a handler that threw.
     settleDeadline(call);
-    return { status: "threw", error };
+    answer.status = "threw";
+    answer.value = error;
+    return undefined;
   }
   return PENDING;
 }

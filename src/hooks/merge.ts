@@ -1,20 +1,16 @@
 import type { FieldRule } from "./catalog.js";
 import { deepFreeze } from "./freeze.js";
 
-export interface MergeStep {
-  /** A latch field became true: the remaining handlers are not called. */
-  readonly latched: boolean;
-  /** Chain fields this result rewrote: the next handler's event shows them. */
-  readonly chained: Record<string, unknown> | undefined;
-}
-
 /** Accumulates handler results field by field, each by its catalog rule. */
 export class Merger {
   readonly merged: Record<string, unknown> = {};
+  /** Chain fields the last result rewrote (the next handler's event shows them), if any. */
+  chained: Record<string, unknown> | undefined = undefined;
 
   constructor(private readonly rules: Readonly<Record<string, FieldRule>>) {}
 
-  apply(result: Readonly<Record<string, unknown>>): MergeStep {
+  /** Merges one validated result; true when a latch field became true (the remaining handlers are not called). */
+  apply(result: Readonly<Record<string, unknown>>): boolean {
     let latched = false;
     let chained: Record<string, unknown> | undefined;
     const { merged } = this;
@@ -60,6 +56,7 @@ export class Merger {
           throw new Error(`no merge rule for field "${key}"`);
       }
     }
-    return { latched, chained };
+    this.chained = chained;
+    return latched;
   }
 }

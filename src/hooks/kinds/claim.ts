@@ -1,4 +1,4 @@
-import type { Invocation } from "../invoke.js";
+import type { Status } from "../invoke.js";
 import type { Registration } from "../registry.js";
 import type { Attribution } from "../types.js";
 import { CONTINUE, Sequence } from "./sequence.js";
@@ -16,25 +16,21 @@ export function dispatchClaim(d: Dispatch): Promise<ClaimDispatchOutcome> {
 }
 
 class Claim extends Sequence<ClaimDispatchOutcome> {
-  protected step(registration: Registration, invocation: Invocation): ClaimDispatchOutcome | typeof CONTINUE {
+  protected step(registration: Registration, status: Status, value: unknown): ClaimDispatchOutcome | typeof CONTINUE {
     const { failures } = this.d;
-    if (invocation.status !== "ok") {
-      failures.report(
-        registration,
-        invocation.status,
-        invocation.status === "threw" ? errorDetail(invocation.error) : "",
-        false,
-      );
+    if (status !== "ok") {
+      const cause = status as "threw" | "timeout";
+      failures.report(registration, cause, cause === "threw" ? errorDetail(value) : "", false);
       return CONTINUE;
     }
-    if (invocation.value === undefined) return CONTINUE;
-    const validated = validateResult(this.d.spec, invocation.value, this.d.event);
-    if (!validated.ok) {
-      failures.report(registration, "invalid", validated.detail, false);
+    if (value === undefined) return CONTINUE;
+    const validated = validateResult(this.d.spec, value, this.d.event);
+    if (typeof validated === "string") {
+      failures.report(registration, "invalid", validated, false);
       return CONTINUE;
     }
-    if (validated.value.handled === true)
-      return { handled: true, by: attribution(registration, "decision"), result: validated.value };
+    if (validated.handled === true)
+      return { handled: true, by: attribution(registration, "decision"), result: validated };
     return CONTINUE;
   }
 

@@ -1,5 +1,5 @@
 import { GateResultSchema } from "../catalog.js";
-import type { Invocation } from "../invoke.js";
+import type { Status } from "../invoke.js";
 import type { Registration } from "../registry.js";
 import type { GateOutcome } from "../types.js";
 import { CONTINUE, Sequence } from "./sequence.js";
@@ -17,11 +17,11 @@ export function dispatchGate(d: Dispatch): Promise<GateOutcome> {
 }
 
 class Gate extends Sequence<GateOutcome> {
-  protected step(registration: Registration, invocation: Invocation): GateOutcome | typeof CONTINUE {
+  protected step(registration: Registration, status: Status, value: unknown): GateOutcome | typeof CONTINUE {
     const { failures } = this.d;
-    if (invocation.status === "ok") {
-      if (invocation.value === undefined) return CONTINUE;
-      const parsed = GateResultSchema.safeParse(invocation.value);
+    if (status === "ok") {
+      if (value === undefined) return CONTINUE;
+      const parsed = GateResultSchema.safeParse(value);
       if (parsed.success) {
         const decision = parsed.data;
         if (decision.outcome === "pass") return CONTINUE;
@@ -37,13 +37,9 @@ class Gate extends Sequence<GateOutcome> {
       return closed ? { outcome: "block", by: attribution(registration, "invalid") } : CONTINUE;
     }
     const closed = registration.failure === "closed";
-    failures.report(
-      registration,
-      invocation.status,
-      invocation.status === "threw" ? errorDetail(invocation.error) : "",
-      closed,
-    );
-    return closed ? { outcome: "block", by: attribution(registration, invocation.status) } : CONTINUE;
+    const cause = status as "threw" | "timeout";
+    failures.report(registration, cause, cause === "threw" ? errorDetail(value) : "", closed);
+    return closed ? { outcome: "block", by: attribution(registration, cause) } : CONTINUE;
   }
 
   protected end(): GateOutcome {

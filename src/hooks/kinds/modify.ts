@@ -1,4 +1,4 @@
-import type { Invocation } from "../invoke.js";
+import type { Status } from "../invoke.js";
 import { Merger } from "../merge.js";
 import type { Registration } from "../registry.js";
 import type { Attribution } from "../types.js";
@@ -38,25 +38,25 @@ class Modify extends Sequence<ModifyDispatchOutcome> {
     return registration.matches !== undefined && !registration.matches(this.matchValue as string);
   }
 
-  protected step(registration: Registration, invocation: Invocation): ModifyDispatchOutcome | typeof CONTINUE {
+  protected step(registration: Registration, status: Status, value: unknown): ModifyDispatchOutcome | typeof CONTINUE {
     const { spec, failures } = this.d;
     const { merger } = this;
-    let cause: Attribution["cause"];
+    let cause: "threw" | "timeout" | "invalid";
     let detail = "";
-    if (invocation.status === "ok") {
-      if (invocation.value === undefined) return CONTINUE;
-      const validated = validateResult(spec, invocation.value, this.current);
-      if (validated.ok) {
-        const step = merger.apply(validated.value);
-        if (step.chained) this.current = Object.freeze({ ...this.current, ...step.chained });
-        if (step.latched) return { result: merger.merged, decidedBy: attribution(registration, "decision") };
+    if (status === "ok") {
+      if (value === undefined) return CONTINUE;
+      const validated = validateResult(spec, value, this.current);
+      if (typeof validated !== "string") {
+        const latched = merger.apply(validated);
+        if (merger.chained) this.current = Object.freeze({ ...this.current, ...merger.chained });
+        if (latched) return { result: merger.merged, decidedBy: attribution(registration, "decision") };
         return CONTINUE;
       }
       cause = "invalid";
-      detail = validated.detail;
+      detail = validated;
     } else {
-      cause = invocation.status;
-      if (invocation.status === "threw") detail = errorDetail(invocation.error);
+      cause = status as "threw" | "timeout";
+      if (status === "threw") detail = errorDetail(value);
     }
     const closed = registration.failure === "closed" && spec.blockField !== undefined;
     failures.report(registration, cause, detail, closed);

@@ -1,5 +1,5 @@
 import { AsyncResource } from "node:async_hooks";
-import { type Invocation, invoke, PENDING, type Waiter } from "../invoke.js";
+import { type Answer, invoke, PENDING, type Status, type Waiter } from "../invoke.js";
 import type { Registration } from "../registry.js";
 import { type Dispatch, errorDetail } from "./shared.js";
 
@@ -12,6 +12,7 @@ export function dispatchObserve(d: Dispatch): Promise<void> {
 class Observers implements Waiter {
   private pending = 0;
   private asyncScope: AsyncResource | undefined;
+  private readonly answer: Answer = { status: "ok", value: undefined };
 
   constructor(
     private readonly d: Dispatch,
@@ -27,8 +28,8 @@ class Observers implements Waiter {
       this.pending = 1;
       for (const registration of d.registrations) {
         this.pending++;
-        const invocation = invoke(registration, d.event, d.run, this);
-        if (invocation !== PENDING) this.resume(registration, invocation);
+        if (invoke(registration, d.event, d.run, this, this.answer) !== PENDING)
+          this.resume(registration, this.answer.status, this.answer.value);
       }
     } catch (error) {
       this.fail(error);
@@ -41,15 +42,10 @@ class Observers implements Waiter {
     return this.asyncScope;
   }
 
-  resume(registration: Registration, invocation: Invocation): void {
-    if (invocation.status !== "ok") {
+  resume(registration: Registration, status: Status, value: unknown): void {
+    if (status !== "ok") {
       try {
-        this.d.failures.report(
-          registration,
-          invocation.status,
-          invocation.status === "threw" ? errorDetail(invocation.error) : "",
-          false,
-        );
+        this.d.failures.report(registration, status, status === "threw" ? errorDetail(value) : "", false);
       } catch (error) {
         this.fail(error);
       }

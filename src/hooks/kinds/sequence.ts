@@ -1,5 +1,5 @@
 import { AsyncResource } from "node:async_hooks";
-import { type Invocation, invoke, PENDING, type Waiter } from "../invoke.js";
+import { type Answer, invoke, PENDING, type Status, type Waiter } from "../invoke.js";
 import type { Registration } from "../registry.js";
 import type { Dispatch } from "./shared.js";
 
@@ -14,9 +14,10 @@ export const CONTINUE = Symbol("continue");
  */
 export abstract class Sequence<T> implements Waiter {
   private index = 0;
-  private settle: ((outcome: T) => void) | undefined;
-  private fail: ((error: unknown) => void) | undefined;
-  private asyncScope: AsyncResource | undefined;
+  private settle: ((outcome: T) => void) | undefined = undefined;
+  private fail: ((error: unknown) => void) | undefined = undefined;
+  private asyncScope: AsyncResource | undefined = undefined;
+  private readonly answer: Answer = { status: "ok", value: undefined };
 
   constructor(protected readonly d: Dispatch) {}
 
@@ -30,8 +31,8 @@ export abstract class Sequence<T> implements Waiter {
     return false;
   }
 
-  /** One handler's answer: the dispatch's outcome, or CONTINUE. */
-  protected abstract step(registration: Registration, invocation: Invocation): T | typeof CONTINUE;
+  /** One handler's answer (never "cancelled"): the dispatch's outcome, or CONTINUE. */
+  protected abstract step(registration: Registration, status: Status, value: unknown): T | typeof CONTINUE;
 
   /** The outcome when every handler was called. */
   protected abstract end(): T;
@@ -52,10 +53,10 @@ export abstract class Sequence<T> implements Waiter {
     return this.asyncScope;
   }
 
-  resume(registration: Registration, invocation: Invocation): void {
+  resume(registration: Registration, status: Status, value: unknown): void {
     let outcome: T | typeof CONTINUE;
     try {
-      outcome = this.answer(registration, invocation);
+      outcome = status === "cancelled" ? this.cancelled(registration) : this.step(registration, status, value);
     } catch (error) {
       (this.fail as (error: unknown) => void)(error);
       return;
@@ -64,20 +65,18 @@ export abstract class Sequence<T> implements Waiter {
     else (this.settle as (outcome: T) => void)(outcome);
   }
 
-  private answer(registration: Registration, invocation: Invocation): T | typeof CONTINUE {
-    return invocation.status === "cancelled" ? this.cancelled(registration) : this.step(registration, invocation);
-  }
-
   private next(): void {
     const { registrations, run } = this.d;
+    const { answer } = this;
     try {
       while (this.index < registrations.length) {
         const registration = registrations[this.index++] as Registration;
         if (this.skips(registration)) continue;
-        const invocation = invoke(registration, this.event(), run, this);
         // The answer comes back through `resume`, which calls `next` again.
-        if (invocation === PENDING) return;
-        const outcome = this.answer(registration, invocation);
+        if (invoke(registration, this.event(), run, this, answer) === PENDING) return;
+        const { status, value } = answer;
+        answer.value = undefined;
+        const outcome = status === "cancelled" ? this.cancelled(registration) : this.step(registration, status, value);
         if (outcome !== CONTINUE) {
           (this.settle as (outcome: T) => void)(outcome);
           return;

@@ -70,24 +70,25 @@ export function issueDetail(issues: readonly { code: string; path: readonly Prop
     .join(", ");
 }
 
-export type Validated =
-  | { readonly ok: true; readonly value: Record<string, unknown> }
-  | { readonly ok: false; readonly detail: string };
-
-/** Schema check, then the hook's own cross-field rules. `null` and non-objects are invalid. */
-export function validateResult(spec: HookSpec, value: unknown, event: Readonly<Record<string, unknown>>): Validated {
-  if (spec.result === undefined) return { ok: false, detail: "this hook takes no result" };
+/**
+ * Schema check, then the hook's own cross-field rules: the result to merge, or (a string) why
+ * it is invalid. `null` and non-objects are invalid.
+ */
+export function validateResult(
+  spec: HookSpec,
+  value: unknown,
+  event: Readonly<Record<string, unknown>>,
+): Record<string, unknown> | string {
+  if (spec.result === undefined) return "this hook takes no result";
   // `{}` from a modify or sync hook says nothing (every field there is optional): no parse needed.
   if (spec.kind !== "claim" && isEmptyPlainObject(value)) return EMPTY_RESULT;
   let data = fastParseFor(spec.result)?.(value);
   if (data === undefined) {
     const parsed = spec.result.safeParse(value);
-    if (!parsed.success) return { ok: false, detail: issueDetail(parsed.error.issues) };
+    if (!parsed.success) return issueDetail(parsed.error.issues);
     data = parsed.data as Record<string, unknown>;
   }
-  if (spec.normalize === undefined) return { ok: true, value: data };
-  const normalized = spec.normalize(data, event as Record<string, unknown>);
-  return typeof normalized === "string" ? { ok: false, detail: normalized } : { ok: true, value: normalized };
+  return spec.normalize === undefined ? data : spec.normalize(data, event as Record<string, unknown>);
 }
 
 const fastParses = new WeakMap<z.ZodObject, FastParse | null>();
@@ -101,7 +102,7 @@ function fastParseFor(schema: z.ZodObject): FastParse | undefined {
   return fast ?? undefined;
 }
 
-const EMPTY_RESULT: Validated = Object.freeze({ ok: true, value: Object.freeze({}) });
+const EMPTY_RESULT: Record<string, unknown> = Object.freeze({});
 
 function isEmptyPlainObject(value: unknown): boolean {
   if (value === null || typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype) return false;

@@ -30,13 +30,13 @@ export function dispatchSync(d: Dispatch): ModifyDispatchOutcome {
       continue;
     }
     const validated = validateResult(spec, value, current);
-    if (!validated.ok) {
-      failures.report(registration, "invalid", validated.detail, false);
+    if (typeof validated === "string") {
+      failures.report(registration, "invalid", validated, false);
       continue;
     }
-    const step = merger.apply(validated.value);
-    if (step.chained) current = Object.freeze({ ...current, ...step.chained });
-    if (step.latched) return { result: merger.merged, decidedBy: attribution(registration, "decision") as Attribution };
+    const latched = merger.apply(validated);
+    if (merger.chained) current = Object.freeze({ ...current, ...merger.chained });
+    if (latched) return { result: merger.merged, decidedBy: attribution(registration, "decision") as Attribution };
   }
   return { result: merger.merged };
 }
