@@ -1,11 +1,12 @@
 import { HOOKS, type HookName, type HookSpec } from "./catalog.js";
 import { cancelPendingHandlers } from "./deadlines.js";
+import type { FastParse } from "./fast-parse.js";
 import { deepFreeze } from "./freeze.js";
 import { dispatchClaim } from "./kinds/claim.js";
 import { dispatchGate } from "./kinds/gate.js";
 import { dispatchModify } from "./kinds/modify.js";
 import { DetachedQueue, dispatchObserve } from "./kinds/observe.js";
-import { type Dispatch, FailureLog, type HookLogger } from "./kinds/shared.js";
+import { type Dispatch, FailureLog, fastParseOf, type HookLogger } from "./kinds/shared.js";
 import { dispatchSync } from "./kinds/sync.js";
 import {
   type Diagnostic,
@@ -43,11 +44,19 @@ const stderrLogger: HookLogger = {
   error: (m) => process.stderr.write(`gatehouse: ${m}\n`),
 };
 
-const CHAINED = new Set(
-  (Object.keys(HOOKS) as HookName[]).filter((h) =>
-    Object.values((HOOKS[h] as HookSpec).rules ?? {}).some((r) => r.rule === "chain"),
-  ),
-);
+/** What dispatch needs per hook beyond its spec, derived once. */
+interface HookPlan {
+  /** A rule is "chain": handlers see rewrites, and the original event. */
+  readonly chained: boolean;
+  readonly fastParse: FastParse | undefined;
+}
+const PLANS = Object.fromEntries(
+  (Object.keys(HOOKS) as HookName[]).map((h) => {
+    const spec: HookSpec = HOOKS[h];
+    const chained = Object.values(spec.rules ?? {}).some((r) => r.rule === "chain");
+    return [h, { chained, fastParse: fastParseOf(spec) }];
+  }),
+) as Record<HookName, HookPlan>;
 
 // What a hook with no handler returns: built once, so an unused hook costs a map lookup.
 const NOTHING_DONE = Object.freeze({ result: Object.freeze({}) });
@@ -152,13 +161,15 @@ export class HookEngine {
     event: Record<string, unknown>,
   ): unknown {
     const frozen = deepFreeze(event);
+    const plan = PLANS[hook];
     const d: Dispatch = {
       hook,
       spec,
       registrations,
-      event: CHAINED.has(hook) ? Object.freeze({ ...frozen, original: frozen }) : frozen,
+      event: plan.chained ? Object.freeze({ ...frozen, original: frozen }) : frozen,
       run: currentRunContext() ?? NO_RUN,
       failures: this.failures,
+      fastParse: plan.fastParse,
     };
     switch (spec.kind) {
       case "observe":

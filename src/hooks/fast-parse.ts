@@ -15,6 +15,11 @@ export type FastParse = (value: unknown) => Record<string, unknown> | undefined;
 
 type Test = (value: unknown) => boolean;
 
+interface Field {
+  readonly test: Test;
+  readonly optional: boolean;
+}
+
 interface Def {
   readonly type: string;
   readonly checks?: readonly unknown[];
@@ -65,33 +70,35 @@ function scalarTest(schema: z.ZodType): Test | undefined {
 export function compileFastParse(schema: z.ZodObject): FastParse | undefined {
   const def = defOf(schema);
   if (def.type !== "object" || !only(def, ["type", "shape", "catchall"])) return undefined;
-  const tests = new Map<string, Test>();
-  const required: string[] = [];
+  // A null-prototype table: a key such as "__proto__" or "toString" finds nothing.
+  const fields: Record<string, Field> = Object.create(null);
+  let required = 0;
   for (const [key, field] of Object.entries(def.shape ?? {})) {
     const fieldDef = defOf(field);
     const optional = fieldDef.type === "optional" && only(fieldDef, ["type", "innerType"]);
     const test = scalarTest(optional ? (fieldDef.innerType as z.ZodType) : field);
-    if (optional) {
-      // An optional field, present as undefined, is valid: zod keeps it as undefined.
-      if (test) tests.set(key, (v) => v === undefined || test(v));
-    } else if (test) {
-      tests.set(key, test);
-      required.push(key);
-    } else return undefined;
+    if (test) fields[key] = { test, optional };
+    else if (!optional) return undefined;
+    if (!optional) required++;
   }
   return (value) => {
     if (value === null || typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype)
       return undefined;
     const out: Record<string, unknown> = {};
+    let present = 0;
     // for…in, like zod's check for unrecognized keys (an inherited enumerable key is unknown here).
     for (const key in value) {
-      const test = tests.get(key);
+      const field = fields[key];
       // Read once: what is checked is what is returned, whatever a getter does next time.
-      const field = (value as Record<string, unknown>)[key];
-      if (test === undefined || !test(field)) return undefined;
-      out[key] = field;
+      const v = (value as Record<string, unknown>)[key];
+      if (field === undefined) return undefined;
+      if (field.optional) {
+        // An optional field, present as undefined, is valid: zod keeps it as undefined.
+        if (v !== undefined && !field.test(v)) return undefined;
+      } else if (field.test(v)) present++;
+      else return undefined;
+      out[key] = v;
     }
-    for (const key of required) if (!Object.hasOwn(out, key)) return undefined;
-    return out;
+    return present === required ? out : undefined;
   };
 }

@@ -24,7 +24,7 @@ class Claim extends Sequence<ClaimDispatchOutcome> {
       return CONTINUE;
     }
     if (value === undefined) return CONTINUE;
-    const validated = validateResult(this.d.spec, value, this.d.event);
+    const validated = validateResult(this.d, value, this.d.event);
     if (typeof validated === "string") {
       failures.report(registration, "invalid", validated, false);
       return CONTINUE;

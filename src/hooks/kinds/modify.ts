@@ -45,7 +45,7 @@ class Modify extends Sequence<ModifyDispatchOutcome> {
     let detail = "";
     if (status === "ok") {
       if (value === undefined) return CONTINUE;
-      const validated = validateResult(spec, value, this.current);
+      const validated = validateResult(this.d, value, this.current);
       if (typeof validated !== "string") {
         const latched = merger.apply(validated);
         if (merger.chained) this.current = Object.freeze({ ...this.current, ...merger.chained });

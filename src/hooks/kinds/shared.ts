@@ -1,4 +1,3 @@
-import type { z } from "zod";
 import type { HookName, HookSpec } from "../catalog.js";
 import { compileFastParse, type FastParse } from "../fast-parse.js";
 import type { Registration } from "../registry.js";
@@ -19,6 +18,8 @@ export interface Dispatch {
   readonly event: Readonly<Record<string, unknown>>;
   readonly run: RunContext;
   readonly failures: FailureLog;
+  /** The hook's shortcut past zod for plain results (see fast-parse.ts), if its schema has one. */
+  readonly fastParse: FastParse | undefined;
 }
 
 export type FailureCause = "threw" | "timeout" | "invalid" | "cancelled";
@@ -75,31 +76,31 @@ export function issueDetail(issues: readonly { code: string; path: readonly Prop
  * it is invalid. `null` and non-objects are invalid.
  */
 export function validateResult(
-  spec: HookSpec,
+  d: Dispatch,
   value: unknown,
   event: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> | string {
-  if (spec.result === undefined) return "this hook takes no result";
-  // `{}` from a modify or sync hook says nothing (every field there is optional): no parse needed.
-  if (spec.kind !== "claim" && isEmptyPlainObject(value)) return EMPTY_RESULT;
-  let data = fastParseFor(spec.result)?.(value);
+  const { spec } = d;
+  let data = d.fastParse?.(value);
   if (data === undefined) {
+    if (spec.result === undefined) return "this hook takes no result";
+    if (saysNothing(spec, value)) return EMPTY_RESULT;
     const parsed = spec.result.safeParse(value);
     if (!parsed.success) return issueDetail(parsed.error.issues);
     data = parsed.data as Record<string, unknown>;
   }
-  return spec.normalize === undefined ? data : spec.normalize(data, event as Record<string, unknown>);
+  if (spec.normalize === undefined) return data;
+  return saysNothing(spec, data) ? EMPTY_RESULT : spec.normalize(data, event as Record<string, unknown>);
 }
 
-const fastParses = new WeakMap<z.ZodObject, FastParse | null>();
+/** The shortcut past zod for each result schema that has one, compiled once. */
+export function fastParseOf(spec: HookSpec): FastParse | undefined {
+  return spec.result === undefined ? undefined : compileFastParse(spec.result);
+}
 
-function fastParseFor(schema: z.ZodObject): FastParse | undefined {
-  let fast = fastParses.get(schema);
-  if (fast === undefined) {
-    fast = compileFastParse(schema) ?? null;
-    fastParses.set(schema, fast);
-  }
-  return fast ?? undefined;
+/** `{}` from a modify or sync hook says nothing (every field there is optional): no parse needed. */
+function saysNothing(spec: HookSpec, value: unknown): boolean {
+  return spec.kind !== "claim" && isEmptyPlainObject(value);
 }
 
 const EMPTY_RESULT: Record<string, unknown> = Object.freeze({});

@@ -29,7 +29,7 @@ export function dispatchSync(d: Dispatch): ModifyDispatchOutcome {
       );
       continue;
     }
-    const validated = validateResult(spec, value, current);
+    const validated = validateResult(d, value, current);
     if (typeof validated === "string") {
       failures.report(registration, "invalid", validated, false);
       continue;
