@@ -14,7 +14,8 @@ export class Merger {
     let latched = false;
     let chained: Record<string, unknown> | undefined;
     const { merged } = this;
-    for (const key of Object.keys(result)) {
+    // Results are plain objects (zod's output or the shortcut's copy): for…in sees their own keys.
+    for (const key in result) {
       const value = result[key];
       if (value === undefined) continue;
       const rule = this.rules[key];
