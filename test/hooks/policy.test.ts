@@ -225,6 +225,19 @@ describe("cancellation", () => {
     engine.cancelRun("other-run");
     assert.equal((await other).outcome, "block");
   });
+
+  test("cancelRun ends a dispatch whose handler has been pending past the turn it started in", {
+    timeout: 10_000,
+  }, async () => {
+    const { engine } = engineWithLog();
+    engine.on("hangs", "before_agent_run", never, { timeoutMs: 600_000 });
+    const gate = inRun(() => engine.emit("before_agent_run", runEvent), { runId: "cancelled-run" });
+    // Deadlines are timed once the turn a handler started in is over: cancel after that.
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    engine.cancelRun("cancelled-run");
+    assert.equal((await gate).outcome, "block");
+  });
 });
 
 describe("timeouts", () => {
