@@ -42,8 +42,6 @@ export class HandlerContext implements HookContext {
     this.hook = hook;
     this.pluginId = pluginId;
     this.#run = run;
-    this.#controller = undefined;
-    this.#signal = undefined;
   }
 
   get signal(): AbortSignal {
