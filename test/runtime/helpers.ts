@@ -4,6 +4,7 @@ import { HOOK_NAMES, type HookContext, type HookName } from "../../src/hooks/ind
 import { createScriptedModel, type ScriptInput } from "../../src/models/index.js";
 import { definePlugin, type PluginDefinition } from "../../src/plugins/index.js";
 import { createGatehouse, type GatehouseOptions } from "../../src/runtime/gatehouse.js";
+import type { RunInput, RunResult } from "../../src/runtime/types.js";
 import { openMemoryStore } from "../../src/store/index.js";
 import type { SessionStore } from "../../src/store/types.js";
 import type { Tool } from "../../src/tools/types.js";
@@ -93,6 +94,19 @@ export function testGatehouse(
   const spied = spy(createScriptedModel(script));
   const gatehouse = createGatehouse({ tools: [echoTool], logger, ...options, model: spied.model, store });
   return { gatehouse, store, logLines: lines, calls: spied.calls };
+}
+
+/** Starts a run and cancels it once `started` (a tool began): the run's result. */
+export async function runCancelledOnceStarted(
+  gatehouse: { run(input: RunInput): Promise<RunResult> },
+  input: Omit<RunInput, "signal">,
+  started: Promise<void>,
+): Promise<RunResult> {
+  const controller = new AbortController();
+  const running = gatehouse.run({ ...input, signal: controller.signal });
+  await started;
+  controller.abort();
+  return running;
 }
 
 /** A tool that reports it started, then waits until its run is cancelled. */

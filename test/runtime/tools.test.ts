@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { builtinTools } from "../../src/tools/index.js";
-import { echoTool, plugin, promptText, testGatehouse, waitingTool } from "./helpers.js";
+import { echoTool, plugin, promptText, runCancelledOnceStarted, testGatehouse, waitingTool } from "./helpers.js";
 
 const MCP_SERVER = fileURLToPath(new URL("../tools/fixtures/mcp-server.mjs", import.meta.url));
 const SECRET = "CANARY-subagent-51c";
@@ -165,11 +165,7 @@ describe("sub-agents", () => {
       subagents: true,
       tools: [tool],
     });
-    const controller = new AbortController();
-    const running = gatehouse.run({ prompt: "delegate", signal: controller.signal });
-    await started;
-    controller.abort();
-    const result = await running;
+    const result = await runCancelledOnceStarted(gatehouse, { prompt: "delegate" }, started);
     assert.equal(result.outcome, "cancelled");
     const [child] = await store.listSessions({ parentSessionId: result.sessionId });
     const [childRun] = await store.listRuns(child?.id as string);

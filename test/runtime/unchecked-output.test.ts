@@ -7,7 +7,7 @@ import { notices } from "../../src/runtime/notices.js";
 import { openMemoryStore, openStore } from "../../src/store/index.js";
 import type { SessionStore } from "../../src/store/types.js";
 import { filesContaining, tempDir } from "../store/helpers.js";
-import { plugin, testGatehouse, waitingTool } from "./helpers.js";
+import { plugin, runCancelledOnceStarted, testGatehouse, waitingTool } from "./helpers.js";
 
 // A run that ends cancelled or failed while an output gate has handlers never passed that gate:
 // its output goes fail-closed, as crash recovery takes it, and its outcome stays.
@@ -54,11 +54,7 @@ describe("a cancelled or failed run under an output gate keeps none of its unche
       const ends = endings();
       const { gatehouse } = testGatehouse(waitsForCancel, { store, tools: [tool], plugins: [gatePlugin, ends.plugin] });
       const earlier = await gatehouse.run({ prompt: "hello" });
-      const controller = new AbortController();
-      const running = gatehouse.run({ prompt: "go", sessionId: earlier.sessionId, signal: controller.signal });
-      await started;
-      controller.abort();
-      const result = await running;
+      const result = await runCancelledOnceStarted(gatehouse, { prompt: "go", sessionId: earlier.sessionId }, started);
       assert.equal(result.outcome, "cancelled");
       assert.equal(result.reply, null);
       assert.deepEqual(ends.outcomes.at(-1), "cancelled");
@@ -126,11 +122,7 @@ describe("a cancelled or failed run under an output gate keeps none of its unche
       subagents: true,
       plugins: [gates.before_response_emit],
     });
-    const controller = new AbortController();
-    const running = gatehouse.run({ prompt: "delegate", signal: controller.signal });
-    await started;
-    controller.abort();
-    const result = await running;
+    const result = await runCancelledOnceStarted(gatehouse, { prompt: "delegate" }, started);
     assert.equal(result.outcome, "cancelled");
     const [child] = await store.listSessions({ parentSessionId: result.sessionId });
     const [childRun] = await store.listRuns(child?.id as string);
@@ -150,11 +142,7 @@ describe("a cancelled or failed run under an output gate keeps none of its unche
   test("without an output gate a cancelled run keeps what it wrote, each open tool call answered", async () => {
     const { tool, started } = waitingTool();
     const { gatehouse, store } = testGatehouse(waitsForCancel, { tools: [tool] });
-    const controller = new AbortController();
-    const running = gatehouse.run({ prompt: "go", signal: controller.signal });
-    await started;
-    controller.abort();
-    const result = await running;
+    const result = await runCancelledOnceStarted(gatehouse, { prompt: "go" }, started);
     assert.equal(result.outcome, "cancelled");
     const messages = await store.runMessages(result.runId);
     assert.match(messageText(messages[1] as never), new RegExp(CANARY));
@@ -180,11 +168,7 @@ describe("a cancelled or failed run under an output gate keeps none of its unche
       tools: [tool],
       plugins: [gates.before_response_emit, ends.plugin],
     });
-    const controller = new AbortController();
-    const running = gatehouse.run({ prompt: "go", signal: controller.signal });
-    await started;
-    controller.abort();
-    const result = await running;
+    const result = await runCancelledOnceStarted(gatehouse, { prompt: "go" }, started);
     assert.equal(result.outcome, "cancelled");
     assert.equal((await memory.getRun(result.runId))?.status, "running");
     assert.deepEqual(ends.outcomes, ["cancelled"]);
