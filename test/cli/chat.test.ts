@@ -246,14 +246,18 @@ describe("gatehouse chat on a terminal", { concurrency: 2 }, () => {
     }
   });
 
-  test("Ctrl-C twice while a turn is being cancelled leaves the chat at once: exit 130", async () => {
-    const cwd = await fresh({
+  /** A project whose turns wait in a plugin until cancelled (HOLDER), so Ctrl-C lands mid-turn. */
+  const holderProject = () =>
+    fresh({
       "holder.mjs": HOLDER,
       "gatehouse.json": {
         model: "scripted:echo",
         plugins: [{ path: "holder.mjs", hooks: { allowConversationAccess: true } }],
       },
     });
+
+  test("Ctrl-C twice while a turn is being cancelled leaves the chat at once: exit 130", async () => {
+    const cwd = await holderProject();
     let typed = false;
     const r = await gatehouseOnTerminal(["chat"], {
       cwd,
@@ -270,13 +274,7 @@ describe("gatehouse chat on a terminal", { concurrency: 2 }, () => {
   });
 
   test("one Ctrl-C cancels the turn and the chat goes on; it then ends with exit 0", async () => {
-    const cwd = await fresh({
-      "holder.mjs": HOLDER,
-      "gatehouse.json": {
-        model: "scripted:echo",
-        plugins: [{ path: "holder.mjs", hooks: { allowConversationAccess: true } }],
-      },
-    });
+    const cwd = await holderProject();
     let typed = false;
     let left = false;
     const r = await gatehouseOnTerminal(["chat"], {
