@@ -412,7 +412,11 @@ export const HOOKS = {
     timeoutMs: OBSERVE_MS,
     access: NONE,
     fires: "in the parent run, after a sub-agent's child run ended",
-    event: z.object({ agentType: text, outcome: text }),
+    event: z.object({
+      agentType: text,
+      outcome: text,
+      childSessionId: text.describe("the child run's session id, as subagent_start gave it"),
+    }),
   }),
   before_agent_finalize: defineHook({
     kind: "modify",

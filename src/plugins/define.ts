@@ -20,6 +20,33 @@ export interface PluginCommand {
   ): string | undefined | Promise<string | undefined>;
 }
 
+/** What a plugin tool's `execute` receives besides its input. */
+export interface PluginToolContext {
+  /** Aborted when the run is cancelled or the tool's own timeout passes. */
+  readonly signal: AbortSignal;
+  /** The project directory. */
+  readonly cwd: string;
+  /** The model's id for this call. */
+  readonly toolCallId: string;
+}
+
+/**
+ * A tool a plugin adds. It is offered to the model like a built-in one and passes the same
+ * hooks (`before_tool_call`, `after_tool_call`, command hooks' PreToolUse / PostToolUse).
+ */
+export interface PluginTool {
+  readonly name: string;
+  readonly description: string;
+  /** The input's JSON Schema, as published to the model. Input is checked to be an object. */
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+  /** True when calls may run concurrently with other calls of the same step. */
+  readonly parallel?: boolean;
+  /** Throw to report a failure: the model sees the message as the tool's error. */
+  execute(input: Record<string, unknown>, ctx: PluginToolContext): Promise<unknown>;
+  /** The text the model reads for a result (default: the result as JSON, or as is when a string). */
+  toModelOutput?(output: unknown): string;
+}
+
 export interface PluginApi<Config = unknown> {
   /** The plugin's id as loaded (the configuration may rename it). */
   readonly id: string;
@@ -30,6 +57,8 @@ export interface PluginApi<Config = unknown> {
   on<K extends HookName>(hook: K, handler: NoInfer<HookHandler<K>>, options?: RegisterOptions): void;
   /** Adds `/name` to the slash commands. Built-in names (help, reset, compact, status) cannot be taken. */
   registerCommand(name: string, command: PluginCommand): void;
+  /** Adds a tool. A name a built-in tool, another plugin or an MCP server already has is refused. */
+  registerTool(tool: PluginTool): void;
 }
 
 export interface PluginDefinition<Config = unknown> {

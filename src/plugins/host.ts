@@ -1,11 +1,23 @@
-import { isAbsolute, resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Jiti } from "jiti";
 import type { HookEngine } from "../hooks/engine.js";
 import type { Diagnostic, RegistrationRequest } from "../hooks/registry.js";
 import { describeError, sanitizeLogLine } from "../hooks/sanitize.js";
 import { type PluginEntry, type PluginHookOptions, PluginModuleSchema } from "./config.js";
-import type { PluginApi, PluginCommand, PluginDefinition, PluginLogger } from "./define.js";
+import type { PluginApi, PluginCommand, PluginDefinition, PluginLogger, PluginTool } from "./define.js";
+import { adaptOpenClawPlugin } from "./openclaw/adapter.js";
+import {
+  folderEntry,
+  isOpenClawModule,
+  loadOpenClawPlugin,
+  OPENCLAW_SDK_SPECIFIERS,
+  OpenClawConfigError,
+  openClawSdkShim,
+  resolveOpenClawExport,
+} from "./openclaw/index.js";
 import { applyPermissions } from "./permissions.js";
 
 export interface HostLogger {
@@ -23,6 +35,8 @@ export interface PluginInfo {
   readonly source: string;
   readonly trusted: boolean;
   readonly status: "loaded" | "disabled" | "failed";
+  /** The plugin API it was written for: Gatehouse's (`setup`) or OpenClaw's (`register`, through the adapter). */
+  readonly format?: "gatehouse" | "openclaw";
 }
 
 export interface AddOptions {
@@ -73,6 +87,8 @@ export class PluginHost {
   private readonly loaded = new Map<string, Loaded>();
   /** Slash commands by name, with the plugin that added them. */
   readonly commands = new Map<string, PluginCommand & { readonly pluginId: string }>();
+  /** Tools plugins added, by name, with the plugin that added them. */
+  readonly tools = new Map<string, PluginTool & { readonly pluginId: string }>();
   private readonly problems: Diagnostic[] = [];
   /** Created on the first plugin import: most runs configure no plugins and never load jiti. */
   private jiti: Jiti | undefined;
@@ -99,8 +115,19 @@ export class PluginHost {
 
   /** Registers a plugin given as an object. */
   async add(definition: PluginDefinition, options: AddOptions = {}): Promise<Diagnostic[]> {
-    const checked = PluginModuleSchema.safeParse(definition);
     const source = options.source ?? "code";
+    // An OpenClaw plugin handed over in code (`{ id, register }` or a register function).
+    if (options.source === undefined && isOpenClawModule(definition)) {
+      const entry = resolveOpenClawExport(definition);
+      if (entry)
+        definition = adaptOpenClawPlugin({
+          entry,
+          source,
+          fallbackId: options.id ?? "openclaw-plugin",
+          cwd: this.options.cwd,
+        });
+    }
+    const checked = PluginModuleSchema.safeParse(definition);
     if (!checked.success) return this.record([moduleProblem(options.id ?? "?", source, checked.error.issues)]);
     const id = options.id ?? definition.id;
     const previous = this.loaded.get(id);
@@ -116,6 +143,7 @@ export class PluginHost {
     const trusted = options.trusted ?? true;
     const staged: RegistrationRequest[] = [];
     const stagedCommands = new Map<string, PluginCommand>();
+    const stagedTools: PluginTool[] = [];
     const api: PluginApi = {
       id,
       config: options.config,
@@ -125,6 +153,9 @@ export class PluginHost {
       },
       registerCommand: (name, command) => {
         stagedCommands.set(name, command);
+      },
+      registerTool: (tool) => {
+        stagedTools.push(tool);
       },
     };
     let returned: unknown;
@@ -158,6 +189,8 @@ export class PluginHost {
     const { accepted, refused } = applyPermissions(id, trusted, grants, staged);
     const invalid = this.engine.replacePlugin(id, accepted, grants);
     const commandProblems = this.swapCommands(id, stagedCommands);
+    const toolProblems = this.swapTools(id, stagedTools);
+    const adapted = (definition as { adapterDiagnostics?: Diagnostic[] }).adapterDiagnostics ?? [];
     this.loaded.set(id, {
       info: {
         id,
@@ -166,10 +199,24 @@ export class PluginHost {
         source,
         trusted,
         status: "loaded",
+        format: "adapterDiagnostics" in definition ? "openclaw" : "gatehouse",
       },
       options,
     });
-    return this.record([...refused, ...invalid, ...commandProblems]);
+    return this.record([...adapted, ...refused, ...invalid, ...commandProblems, ...toolProblems]);
+  }
+
+  private swapTools(pluginId: string, staged: readonly PluginTool[]): Diagnostic[] {
+    const problems: Diagnostic[] = [];
+    for (const [name, tool] of this.tools) if (tool.pluginId === pluginId) this.tools.delete(name);
+    for (const tool of staged) {
+      const owner = this.tools.get(tool.name)?.pluginId;
+      if (owner !== undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(tool.name)) {
+        const why = owner ? `is already registered by ${owner}` : "must be 1 to 64 letters, digits, _ or -";
+        problems.push({ level: "error", pluginId, code: "bad-tool", message: `tool "${tool.name}" ${why}` });
+      } else this.tools.set(tool.name, { ...tool, pluginId });
+    }
+    return problems;
   }
 
   private swapCommands(pluginId: string, staged: ReadonlyMap<string, PluginCommand>): Diagnostic[] {
@@ -223,8 +270,10 @@ export class PluginHost {
       return [];
     }
     let mod: unknown;
+    let file: string;
     try {
-      mod = await this.importFresh(specifier);
+      file = this.entryFile(specifier, entry.package !== undefined);
+      mod = await this.importFresh(file);
     } catch (error) {
       this.markFailed(label, source, entry);
       return this.record([
@@ -236,7 +285,19 @@ export class PluginHost {
         },
       ]);
     }
-    const definition = pickDefinition(mod);
+    let definition = pickDefinition(mod);
+    let config = entry.config;
+    if (!PluginModuleSchema.safeParse(definition).success && isOpenClawModule(mod)) {
+      try {
+        const loaded = loadOpenClawPlugin(mod, { file, cwd: this.options.cwd, config: entry.config });
+        if (loaded) ({ plugin: definition, config } = loaded);
+      } catch (error) {
+        this.markFailed(label, source, entry);
+        const message =
+          error instanceof OpenClawConfigError ? error.message : `cannot read its manifest: ${describeError(error)}`;
+        return this.record([{ level: "error", pluginId: label, code: "bad-config", message }]);
+      }
+    }
     const checked = PluginModuleSchema.safeParse(definition);
     if (!checked.success) {
       this.markFailed(label, source, entry);
@@ -246,12 +307,33 @@ export class PluginHost {
       trusted: false,
       source,
       ...(entry.id === undefined ? {} : { id: entry.id }),
-      config: entry.config,
+      config,
       ...(entry.hooks === undefined ? {} : { hooks: entry.hooks }),
     });
     const loaded = this.loaded.get(entry.id ?? (definition as PluginDefinition).id);
     if (loaded) this.loaded.set(loaded.info.id, { ...loaded, entry });
     return found;
+  }
+
+  /**
+   * The module file an entry names: a file as is; a folder or a package by its package.json
+   * (OpenClaw's `openclaw.extensions`, then `main`), else by Node's resolution of the package.
+   */
+  private entryFile(specifier: string, isPackage: boolean): string {
+    if (!isPackage) return folderEntry(specifier)?.file ?? specifier;
+    const require = createRequire(resolve(this.options.cwd, "gatehouse.plugins.js"));
+    let root: string | undefined;
+    try {
+      root = dirname(require.resolve(`${specifier}/package.json`));
+    } catch {
+      root = undefined;
+    }
+    const pkg = root ? (JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")) as { openclaw?: unknown }) : {};
+    if (root && pkg.openclaw !== undefined) {
+      const found = folderEntry(root);
+      if (found && existsSync(found.file)) return found.file;
+    }
+    return specifier;
   }
 
   /**
@@ -262,15 +344,27 @@ export class PluginHost {
     const file = isAbsolute(specifier) ? specifier : fileURLToPath((await this.loader()).esmResolve(specifier));
     if (/\.[mc]?ts$/.test(file)) return (await this.loader()).import(file);
     const url = pathToFileURL(file).href;
-    return import(this.generation++ === 0 ? url : `${url}?gatehouse-reload=${this.generation}`);
+    try {
+      return await import(this.generation++ === 0 ? url : `${url}?gatehouse-reload=${this.generation}`);
+    } catch (error) {
+      // An OpenClaw plugin importing its SDK without the `openclaw` package installed: jiti maps
+      // the SDK to Gatehouse's shim (see loader()).
+      if (!missingOpenClawSdk(error)) throw error;
+      return (await this.loader()).import(file);
+    }
   }
 
   private async loader(): Promise<Jiti> {
     if (!this.jiti) {
       const { createJiti } = await import("jiti");
+      const shim = openClawSdkShim();
       this.jiti ??= createJiti(resolve(this.options.cwd, "gatehouse.plugins.js"), {
         moduleCache: false,
         fsCache: false,
+        // OpenClaw plugins import their SDK; without the `openclaw` package it is Gatehouse's shim.
+        alias: openClawSdkInstalled(this.options.cwd)
+          ? {}
+          : Object.fromEntries(OPENCLAW_SDK_SPECIFIERS.map((s) => [s, shim])),
       });
     }
     return this.jiti;
@@ -307,6 +401,20 @@ export class PluginHost {
 }
 
 const RESERVED_COMMANDS = new Set(["help", "reset", "compact", "status"]);
+
+function missingOpenClawSdk(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown };
+  return e?.code === "ERR_MODULE_NOT_FOUND" && typeof e.message === "string" && e.message.includes("'openclaw");
+}
+
+function openClawSdkInstalled(cwd: string): boolean {
+  try {
+    createRequire(resolve(cwd, "gatehouse.plugins.js")).resolve("openclaw/package.json");
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function pickDefinition(mod: unknown): unknown {
   if (mod && typeof mod === "object" && "default" in mod && (mod as { default: unknown }).default) {

@@ -19,6 +19,7 @@ import type { McpServersConfig } from "../tools/mcp-config.js";
 import type { Tool } from "../tools/types.js";
 import type { ModelResolver, ResolvedModel, RuntimeConfig, RuntimeDeps } from "./deps.js";
 import { dropEvents, RunEventChannel } from "./events.js";
+import { pluginTool } from "./plugin-tool.js";
 import { executeRun } from "./run.js";
 import { SlashCommands } from "./slash.js";
 import { createAgentTool } from "./subagent.js";
@@ -160,6 +161,11 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       mcp = await connectMcpServers(options.mcpServers, { cwd: config.cwd, logger: mcpLogger(logger) });
       for (const d of mcp.diagnostics) logger.warn(`MCP server "${d.server}": ${d.message}`);
       for (const tool of mcp.tools) tools.set(tool.name, tool);
+    }
+    for (const [name, tool] of plugins.tools) {
+      if (tools.has(name))
+        logger.error(`plugin ${tool.pluginId}: tool "${name}" is already a built-in or MCP tool; not added`);
+      else tools.set(name, pluginTool(tool));
     }
     const { subagents } = options;
     if (subagents) {

@@ -50,7 +50,7 @@ export function createAgentTool(
         ...(start.result.additionalContext ? { context: start.result.additionalContext } : {}),
       });
       ctx.onChildRun?.(result.runId);
-      await engine.emit("subagent_end", { agentType, outcome: result.outcome });
+      await engine.emit("subagent_end", { agentType, outcome: result.outcome, childSessionId: session.id });
       // A child is cancelled only through the signal it shares with this run, so this run is cancelled
       // too; its end answers the Agent call (or removes it with the rest of its unchecked output).
       ctx.signal.throwIfAborted();

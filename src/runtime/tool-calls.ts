@@ -60,7 +60,12 @@ async function runToolCall(
     return { output: message, isError: true };
   }
   const childRuns: string[] = [];
-  const ctx: ToolContext = { signal: state.signal, cwd: deps.config.cwd, onChildRun: (id) => childRuns.push(id) };
+  const ctx: ToolContext = {
+    signal: state.signal,
+    cwd: deps.config.cwd,
+    onChildRun: (id) => childRuns.push(id),
+    toolCallId,
+  };
   let params = parseInput(tool, call, ctx);
   if (params instanceof InvalidInput) return { output: params.message, isError: true };
 

@@ -11,6 +11,8 @@ export interface ToolContext {
    * output removes that output from the child's session too.
    */
   readonly onChildRun?: (runId: string) => void;
+  /** The model's id for this call (absent when a tool runs outside a run's tool loop). */
+  readonly toolCallId?: string;
 }
 
 /**

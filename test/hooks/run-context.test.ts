@@ -56,9 +56,9 @@ describe("run context", () => {
         assert.throws(() => {
           (currentRunContext() as { depth: number }).depth = 0;
         }, TypeError);
-        await engine.emit("subagent_end", { agentType: "explorer", outcome: "completed" });
+        await engine.emit("subagent_end", { agentType: "explorer", outcome: "completed", childSessionId: "child" });
       });
-      await engine.emit("subagent_end", { agentType: "explorer", outcome: "completed" });
+      await engine.emit("subagent_end", { agentType: "explorer", outcome: "completed", childSessionId: "child" });
     });
     const [inChild, inParent] = contexts;
     assert.equal(inChild?.depth, 1);

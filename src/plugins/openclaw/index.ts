@@ -1,0 +1,64 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { type AdaptedPlugin, adaptOpenClawPlugin } from "./adapter.js";
+import { fallbackId, findManifest, resolveOpenClawExport } from "./module.js";
+
+export { type AdaptedPlugin, adaptOpenClawPlugin } from "./adapter.js";
+export { HOOK_MAPPINGS, type HookMapping } from "./hooks.js";
+export { folderEntry, isOpenClawModule, resolveOpenClawExport } from "./module.js";
+export { TOOL_MAPPINGS, type ToolMapping } from "./tools.js";
+
+/** The SDK entry points OpenClaw plugins import, answered by Gatehouse's shim when `openclaw` is absent. */
+export const OPENCLAW_SDK_SPECIFIERS = [
+  "openclaw/plugin-sdk/plugin-entry",
+  "openclaw/plugin-sdk/core",
+  "openclaw/plugin-sdk",
+];
+
+/** The shim's file: `.js` once built, `.ts` when running from source. */
+export function openClawSdkShim(): string {
+  const js = fileURLToPath(new URL("./sdk/plugin-entry.js", import.meta.url));
+  return existsSync(js) ? js : js.replace(/\.js$/, ".ts");
+}
+
+export interface LoadedOpenClawPlugin {
+  readonly plugin: AdaptedPlugin;
+  /** The entry's config after the manifest's `configSchema` (defaults applied). */
+  readonly config: unknown;
+}
+
+export class OpenClawConfigError extends Error {}
+
+/**
+ * An imported module as a Gatehouse plugin, when it is an OpenClaw one: its manifest read, its
+ * config checked against the manifest's `configSchema` (as OpenClaw checks
+ * `plugins.entries.<id>.config`). Undefined when the module is not an OpenClaw plugin.
+ */
+export function loadOpenClawPlugin(
+  mod: unknown,
+  options: { readonly file: string; readonly cwd: string; readonly config: unknown },
+): LoadedOpenClawPlugin | undefined {
+  const entry = resolveOpenClawExport(mod);
+  if (!entry) return undefined;
+  const manifest = findManifest(options.file);
+  let config = options.config;
+  if (manifest?.configSchema && config !== undefined) {
+    const parsed = z.fromJSONSchema(manifest.configSchema as Parameters<typeof z.fromJSONSchema>[0]).safeParse(config);
+    if (!parsed.success) {
+      const what = parsed.error.issues
+        .map((i) => `config${i.path.map((p) => `.${String(p)}`).join("")}: ${i.message}`)
+        .join("; ");
+      throw new OpenClawConfigError(`${what} (per the configSchema in ${manifest.file})`);
+    }
+    config = parsed.data;
+  }
+  const plugin = adaptOpenClawPlugin({
+    entry,
+    ...(manifest ? { manifest } : {}),
+    source: options.file,
+    fallbackId: fallbackId(options.file),
+    cwd: options.cwd,
+  });
+  return { plugin, config };
+}
