@@ -1,12 +1,18 @@
-// Writes docs/hooks.md from the hook catalog (`npm run docs`). test/hooks/docs.test.ts fails
-// when the checked-in file is out of date.
-import { mkdirSync, writeFileSync } from "node:fs";
+// Writes docs/hooks.md from the hook catalog, and the OpenClaw mapping tables of docs/plugins.md
+// from the adapter's data (`npm run docs`). test/hooks/docs.test.ts and
+// test/plugins/openclaw-docs.test.ts fail when the checked-in files are out of date.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { renderHooksDoc } from "./hooks-doc.js";
+import { withOpenClawTables } from "./openclaw-doc.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const target = join(root, "docs", "hooks.md");
 mkdirSync(dirname(target), { recursive: true });
 writeFileSync(target, renderHooksDoc());
 console.log(`wrote ${target}`);
+
+const plugins = join(root, "docs", "plugins.md");
+writeFileSync(plugins, withOpenClawTables(readFileSync(plugins, "utf8")));
+console.log(`wrote the OpenClaw tables of ${plugins}`);
