@@ -106,7 +106,7 @@ describe("OpenClaw plugins through the CLI", { concurrency: 3 }, () => {
       ],
     );
     assert.deepEqual(
-      plugin?.diagnostics.map((d) => (d as { code: string; hook: string }).code + ":" + (d as { hook: string }).hook),
+      plugin?.diagnostics.map((d) => `${(d as { code: string; hook: string }).code}:${(d as { hook: string }).hook}`),
       ["no-meaning:gateway_start"],
     );
   });
