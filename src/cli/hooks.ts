@@ -43,8 +43,11 @@ const CONFIG_HELP = "config file (default: ./gatehouse.json, if present)";
 
 const SOURCES_HELP = `
 Hook sources, in order: ~/.claude/settings.json, .claude/settings.json,
-.claude/settings.local.json, gatehouse.json "hooks", --settings, and
-~/.code_puppy/hooks.json when gatehouse.json sets commandHooks.codePuppy.`;
+.claude/settings.local.json, gatehouse.json "hooks", --settings,
+~/.code_puppy/hooks.json when gatehouse.json sets commandHooks.codePuppy, and
+Gemini CLI's (~/.gemini/settings.json, .gemini/settings.json), Codex's
+(~/.codex/hooks.json, .codex/hooks.json) and Cursor's (~/.cursor/hooks.json,
+.cursor/hooks.json) when it sets commandHooks.gemini, .codex or .cursor.`;
 
 const LIST_EXIT_HELP = `
 Exit status:
@@ -232,7 +235,7 @@ export function hooksList(flags: HooksListFlags, io: CliIO): Promise<ExitCode> {
       return EXIT.ok;
     }
     const rows = handlers.map((h) => [
-      h.event,
+      h.nativeEvent === h.event ? h.event : `${h.nativeEvent} (${h.event})`,
       matcherText(L, h),
       h.source,
       h.dialect,
@@ -253,6 +256,7 @@ function describeHandler(cwd: string, h: ConfiguredHandler) {
   const def = h.definition;
   return {
     event: h.event,
+    ...(h.nativeEvent === h.event ? {} : { nativeEvent: h.nativeEvent }),
     matcher: h.matcher ?? null,
     source: h.source,
     file: projectRelative(cwd, h.file),

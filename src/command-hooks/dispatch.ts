@@ -1,3 +1,4 @@
+import { DIALECT_SPECS, isForeign, nativeToolName } from "./dialects.js";
 import { type CommandHookEvent, EVENT_SPECS, matchValueOf } from "./events.js";
 import { type ExecutorOptions, type HandlerOutcome, runCommandHandler } from "./executor.js";
 import { type IfRule, ifRuleMatches, parseIfRule } from "./if-rule.js";
@@ -42,7 +43,8 @@ export function selectHandlers(
   const out: ConfiguredHandler[] = [];
   for (const h of handlers) {
     if (h.event !== event) continue;
-    if (spec.matcherField !== null && !matches(h.compiledMatcher, matchValue)) continue;
+    if (h.tools && !h.tools.some((t) => toolIs(t, String(payload.tool_name ?? "")))) continue;
+    if (spec.matcherField !== null && !matchesFor(h, spec.matcherField, matchValue)) continue;
     if (h.definition.if !== undefined) {
       const rule = ifRuleOf(h);
       if (!spec.toolEvent) continue;
@@ -53,6 +55,21 @@ export function selectHandlers(
     out.push(h);
   }
   return out;
+}
+
+/** `mcp__*` stands for every MCP tool. */
+function toolIs(pattern: string, tool: string): boolean {
+  return pattern === "mcp__*" ? tool.startsWith("mcp__") : pattern === tool;
+}
+
+/** A foreign dialect's matcher is tested against the tool as that dialect names it (Codex: either name). */
+function matchesFor(h: ConfiguredHandler, field: string, value: string | undefined): boolean {
+  if (field !== "tool_name" || value === undefined || !isForeign(h.dialect)) return matches(h.compiledMatcher, value);
+  const native = nativeToolName(h.dialect, value);
+  return (
+    matches(h.compiledMatcher, native) ||
+    (DIALECT_SPECS[h.dialect].aliasMatch === true && matches(h.compiledMatcher, value))
+  );
 }
 
 const EMPTY: MergedVerdict = Object.freeze({ runs: [] }) as MergedVerdict;

@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import { substituteProjectDir } from "./diagnostics.js";
-import type { Dialect } from "./dialects.js";
+import { type Dialect, isForeign } from "./dialects.js";
 import { hookEnv } from "./env.js";
 import type { CommandHookEvent } from "./events.js";
+import { nativePayload } from "./foreign.js";
 import { killGroup, waitGroupGone } from "./process-group.js";
 import { interpret, type RawOutcome } from "./protocol.js";
 import type { CommandHandlerDef, HandlerDefinition, HttpHandlerDef, OnFailure } from "./settings.js";
@@ -12,6 +13,10 @@ import type { NormalizedVerdict } from "./verdict.js";
 /** The parts of a configured handler the executor needs (tests and `hooks test` build them directly). */
 export interface RunnableHandler {
   readonly event: CommandHookEvent;
+  /** A foreign dialect's event name (`BeforeTool`); absent or equal to `event` for Claude Code's. */
+  readonly nativeEvent?: string;
+  /** The foreign tool ignores this event's answer. */
+  readonly observe?: boolean;
   readonly dialect: Dialect;
   readonly definition: HandlerDefinition;
   readonly timeoutMs: number;
@@ -52,19 +57,35 @@ export async function runCommandHandler(
   opts: ExecutorOptions,
 ): Promise<HandlerOutcome> {
   const started = performance.now();
-  const payload = `${JSON.stringify(input)}\n`;
+  const foreign = isForeign(handler.dialect);
+  const sent = foreign
+    ? nativePayload(handler.dialect, handler.nativeEvent ?? handler.event, input as Record<string, unknown>)
+    : input;
+  const payload = `${JSON.stringify(sent)}\n`;
   const def = handler.definition;
   // The env var must equal the payload's session_id; the payload is what the hook reads first.
   const sid = (input as { session_id?: unknown }).session_id;
   const execOpts = typeof sid === "string" && sid !== "" ? { ...opts, sessionId: sid } : opts;
   const raw =
     def.type === "command"
-      ? await runProcess(def, payload, handler.timeoutMs, execOpts)
+      ? await runProcess(def, payload, handler.timeoutMs, {
+          ...execOpts,
+          extraEnv: dialectEnv(handler.dialect, execOpts, def),
+        })
       : await runHttp(def, payload, handler.timeoutMs, opts);
   const verdict = interpret(handler.event, raw, {
     dialect: handler.dialect,
     onFailure: handler.onFailure,
     commandLine: commandLineOf(def),
+    ...(foreign
+      ? {
+          native: {
+            event: handler.nativeEvent ?? handler.event,
+            ...(handler.observe ? { observe: true } : {}),
+            payload: sent as Record<string, unknown>,
+          },
+        }
+      : {}),
   });
   return { ...raw, durationMs: performance.now() - started, verdict };
 }
@@ -97,7 +118,21 @@ class Capped {
   }
 }
 
-function runProcess(def: CommandHandlerDef, payload: string, timeoutMs: number, opts: ExecutorOptions) {
+/** The variables the dialect's own tool gives its hooks (Gemini CLI's), and a handler's own `env`. */
+function dialectEnv(dialect: Dialect, opts: ExecutorOptions, def: CommandHandlerDef): Record<string, string> {
+  const own: Record<string, string> =
+    dialect === "gemini"
+      ? { GEMINI_PROJECT_DIR: opts.projectDir, GEMINI_CWD: opts.projectDir, GEMINI_SESSION_ID: opts.sessionId }
+      : {};
+  return { ...own, ...def.env };
+}
+
+function runProcess(
+  def: CommandHandlerDef,
+  payload: string,
+  timeoutMs: number,
+  opts: ExecutorOptions & { readonly extraEnv?: Readonly<Record<string, string>> },
+) {
   const cap = opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const out = new Capped(cap);
   const err = new Capped(cap);
@@ -127,7 +162,7 @@ function runProcess(def: CommandHandlerDef, payload: string, timeoutMs: number, 
     try {
       child = spawn(file, args, {
         cwd: opts.projectDir,
-        env: hookEnv(opts),
+        env: { ...hookEnv(opts), ...opts.extraEnv },
         stdio: ["pipe", "pipe", "pipe"],
         // Its own process group, so a timeout can kill everything it started.
         detached: true,

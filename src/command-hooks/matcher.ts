@@ -13,9 +13,20 @@ export type CompiledMatcher =
 const EXACT_LIST = /^[A-Za-z0-9_\-, |]*$/;
 const MATCH_ALL: CompiledMatcher = { kind: "all" };
 
-/** Throws a SyntaxError for an invalid regex; the loader turns it into a diagnostic. */
-export function compileMatcher(matcher: string | undefined): CompiledMatcher {
+/**
+ * Throws a SyntaxError for an invalid regex; the loader turns it into a diagnostic. In `regex`
+ * mode (Gemini CLI) every matcher is an unanchored regex, and one that does not compile is
+ * compared exactly, as Gemini CLI does.
+ */
+export function compileMatcher(matcher: string | undefined, mode: "claude" | "regex" = "claude"): CompiledMatcher {
   if (matcher === undefined || matcher === "" || matcher === "*") return MATCH_ALL;
+  if (mode === "regex") {
+    try {
+      return { kind: "regex", regex: new RegExp(matcher) };
+    } catch {
+      return { kind: "exact", names: new Set([matcher]) };
+    }
+  }
   if (EXACT_LIST.test(matcher)) {
     const names = matcher
       .split(/[|,]/)

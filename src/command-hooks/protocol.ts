@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { DIALECT_SPECS, type Dialect } from "./dialects.js";
+import { DIALECT_SPECS, type Dialect, isForeign } from "./dialects.js";
 import { type CommandHookEvent, EVENT_SPECS, type EventSpec, type VerdictField } from "./events.js";
+import { interpretForeign } from "./foreign.js";
 import type { OnFailure } from "./settings.js";
 import {
   HOOK_BLOCK_REASON,
@@ -29,6 +30,8 @@ export interface InterpretOptions {
   onFailure: OnFailure;
   /** The handler's command line, kept out of any reason shown to users. */
   commandLine?: string;
+  /** A foreign dialect's event, and the payload it was sent (to translate tool input back). */
+  native?: { readonly event: string; readonly observe?: boolean; readonly payload: Readonly<Record<string, unknown>> };
 }
 
 const Obj = z.record(z.string(), z.unknown());
@@ -64,9 +67,9 @@ const HookJsonSchema = z.looseObject({
     })
     .optional(),
 });
-type HookJson = z.infer<typeof HookJsonSchema>;
+export type HookJson = z.infer<typeof HookJsonSchema>;
 
-type Parsed =
+export type Parsed =
   | { kind: "empty" }
   | { kind: "plain"; text: string }
   | { kind: "json"; value: HookJson }
@@ -105,10 +108,18 @@ export function interpret(event: CommandHookEvent, raw: RawOutcome, opts: Interp
   if (raw.httpStatus !== undefined && (raw.httpStatus < 200 || raw.httpStatus > 299)) {
     return failure(ctx, "exit", `HTTP status ${raw.httpStatus}`);
   }
+  if (isForeign(opts.dialect)) {
+    const verdict = interpretForeign(ctx);
+    // An event the foreign tool does not wait for: its failures are reported, its answers ignored.
+    if (!opts.native?.observe) return verdict;
+    return verdict.error === undefined
+      ? {}
+      : { error: verdict.error, ...(verdict.errorDetail ? { errorDetail: verdict.errorDetail } : {}) };
+  }
   return opts.dialect === "code-puppy" ? codePuppy(ctx) : claude(ctx);
 }
 
-interface Ctx {
+export interface Ctx {
   spec: EventSpec;
   raw: RawOutcome;
   opts: InterpretOptions;
@@ -116,12 +127,12 @@ interface Ctx {
   stderr: string | undefined;
 }
 
-function blockDecision(spec: EventSpec): HookDecision | undefined {
+export function blockDecision(spec: EventSpec): HookDecision | undefined {
   if (spec.decision === "none") return undefined;
   return spec.decision === "block" ? "block" : "deny";
 }
 
-function failure(ctx: Ctx, error: HookError, detail: string): NormalizedVerdict {
+export function failure(ctx: Ctx, error: HookError, detail: string): NormalizedVerdict {
   const decision = blockDecision(ctx.spec);
   if (ctx.opts.onFailure !== "block" || !ctx.spec.failureCanBlock || decision === undefined) {
     return { error, errorDetail: detail };
@@ -132,11 +143,11 @@ function failure(ctx: Ctx, error: HookError, detail: string): NormalizedVerdict 
   return { decision, reason: ownWords ?? NO_DECISION_BLOCK_REASON, error, errorDetail: detail };
 }
 
-function exitDetail(raw: RawOutcome): string {
+export function exitDetail(raw: RawOutcome): string {
   return raw.exitCode === null ? `killed by ${raw.signal ?? "a signal"}` : `exit code ${raw.exitCode}`;
 }
 
-function claude(ctx: Ctx): NormalizedVerdict {
+export function claude(ctx: Ctx): NormalizedVerdict {
   const { spec, raw } = ctx;
   const dialect = DIALECT_SPECS[ctx.opts.dialect];
   const parsed = parseStdout(raw.stdout, spec.name);
@@ -161,7 +172,7 @@ function blockingExit(ctx: Ctx, fromJson: NormalizedVerdict): NormalizedVerdict 
 }
 
 /** Non-blocking stderr, routed to whom the dialect says it is for on this event. */
-function withFeedback(ctx: Ctx, v: NormalizedVerdict, feedback: string | undefined): NormalizedVerdict {
+export function withFeedback(ctx: Ctx, v: NormalizedVerdict, feedback: string | undefined): NormalizedVerdict {
   if (feedback === undefined) return v;
   const audience = ctx.spec.feedback[ctx.opts.dialect === "code-puppy" ? "codePuppy" : "claude"];
   if (audience === "model") return { ...v, additionalContext: joinText(v.additionalContext, feedback) };
@@ -175,7 +186,7 @@ function plainSuccess(spec: EventSpec, parsed: Parsed, contextEvent = spec.plain
   return {};
 }
 
-function fromClaudeJson(spec: EventSpec, json: HookJson, ctx: Ctx): NormalizedVerdict {
+export function fromClaudeJson(spec: EventSpec, json: HookJson, ctx: Ctx): NormalizedVerdict {
   const hso = json.hookSpecificOutput ?? {};
   const v: NormalizedVerdict = {};
   const safe = (t: string | undefined) => userSafeText(t, ctx.opts.commandLine);
@@ -225,7 +236,7 @@ const FIELD_KEYS: Record<VerdictField, (keyof NormalizedVerdict)[]> = {
 };
 
 /** Drops what the event cannot act on, so a merged verdict never carries a field nobody reads. */
-function keepFields(spec: EventSpec, v: NormalizedVerdict): NormalizedVerdict {
+export function keepFields(spec: EventSpec, v: NormalizedVerdict): NormalizedVerdict {
   for (const [field, keys] of Object.entries(FIELD_KEYS) as [VerdictField, (keyof NormalizedVerdict)[]][]) {
     if (!spec.fields.has(field)) for (const k of keys) delete v[k];
   }

@@ -7,7 +7,20 @@ import { DIALECTS } from "./dialects.js";
  * error, because a silently ignored `timeout_ms` is how hooks end up never timing out.
  */
 
-export const SOURCE_NAMES = ["user", "project", "local", "config", "cli", "code-puppy"] as const;
+export const SOURCE_NAMES = [
+  "user",
+  "project",
+  "local",
+  "config",
+  "cli",
+  "code-puppy",
+  "gemini-user",
+  "gemini",
+  "codex-user",
+  "codex",
+  "cursor-user",
+  "cursor",
+] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
 
 export const OnFailureSchema = z.enum(["continue", "block"]);
@@ -46,11 +59,25 @@ export const codePuppyExtraShape = {
   id: z.string().optional(),
 };
 
+/** Fields other agent CLIs' hook files add, accepted in their own sources only. */
+export const DIALECT_EXTRA_SHAPES = {
+  gemini: {
+    name: z.string().optional(),
+    description: z.string().optional(),
+    env: z.record(z.string(), z.string()).optional(),
+  },
+  codex: { commandWindows: z.string().optional(), timeoutSec: z.number().positive().optional() },
+  cursor: { failClosed: z.boolean().optional(), matcher: z.string().optional(), loop_limit: z.number().optional() },
+} as const;
+
 export const CommandHandlerSchema = z.strictObject(commandHandlerShape);
 export const HttpHandlerSchema = z.strictObject(httpHandlerShape);
 export const HandlerSchema = z.discriminatedUnion("type", [CommandHandlerSchema, HttpHandlerSchema]);
 
-export type CommandHandlerDef = z.infer<typeof CommandHandlerSchema>;
+export type CommandHandlerDef = z.infer<typeof CommandHandlerSchema> & {
+  /** Extra variables for the process (Gemini CLI's `env`). */
+  readonly env?: Readonly<Record<string, string>>;
+};
 export type HttpHandlerDef = z.infer<typeof HttpHandlerSchema>;
 export type HandlerDefinition = CommandHandlerDef | HttpHandlerDef;
 
@@ -74,6 +101,12 @@ export const CommandHooksConfigSchema = z.strictObject({
   dialects: z.partialRecord(z.enum(SOURCE_NAMES), z.enum(DIALECTS)).optional(),
   /** Read ~/.code_puppy/hooks.json as the `code-puppy` source. */
   codePuppy: z.boolean().optional(),
+  /** Read Gemini CLI's hooks: `~/.gemini/settings.json` and `.gemini/settings.json`. */
+  gemini: z.boolean().optional(),
+  /** Read Codex's hooks: `~/.codex/hooks.json` and `.codex/hooks.json`. */
+  codex: z.boolean().optional(),
+  /** Read Cursor's hooks: `~/.cursor/hooks.json` and `.cursor/hooks.json`. */
+  cursor: z.boolean().optional(),
   /** Default for handlers without their own `onFailure`. */
   onFailure: OnFailureSchema.optional(),
   /** Credential variables to keep in hook environments (they are removed by default). */

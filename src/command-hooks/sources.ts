@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseJsonText } from "../core/json.js";
 import { type Diagnostic, joinPath } from "./diagnostics.js";
-import { type Dialect, timeoutMsFor } from "./dialects.js";
+import { DIALECT_SPECS, type Dialect, isForeign, timeoutMsFor } from "./dialects.js";
 import { type CommandHookEvent, EVENT_SPECS, FOREIGN_CLAUDE_EVENTS, isCommandHookEvent } from "./events.js";
 import { type CompiledMatcher, compileMatcher } from "./matcher.js";
 import type { HandlerDefinition, OnFailure, SourceName } from "./settings.js";
@@ -17,7 +17,14 @@ export interface ConfiguredHandler {
   /** JSON path of the handler, e.g. `hooks.PreToolUse[0].hooks[1]`. */
   readonly path: string;
   readonly dialect: Dialect;
+  /** The runtime point it fires at, as Claude Code's event names it. */
   readonly event: CommandHookEvent;
+  /** The event as the file names it (`BeforeTool`, `beforeShellExecution`; = `event` for Claude Code). */
+  readonly nativeEvent: string;
+  /** Only for these Gatehouse tools (`mcp__*`: any MCP tool): Cursor's shell, MCP and file events. */
+  readonly tools?: readonly string[];
+  /** The event's answer is ignored, as the tool that defines it ignores it. */
+  readonly observe?: boolean;
   readonly matcher: string | undefined;
   readonly compiledMatcher: CompiledMatcher;
   readonly definition: HandlerDefinition;
@@ -41,6 +48,10 @@ export interface LoadCommandHookSourcesOptions {
   cwd?: string;
   /** Read ~/.code_puppy/hooks.json (`commandHooks.codePuppy`). */
   codePuppy?: boolean;
+  /** Read Gemini CLI's, Codex's and Cursor's hook files (`commandHooks.gemini` / `codex` / `cursor`). */
+  gemini?: boolean;
+  codex?: boolean;
+  cursor?: boolean;
   dialects?: Partial<Record<SourceName, Dialect>>;
   /** `commandHooks.onFailure`. */
   onFailure?: OnFailure;
@@ -64,6 +75,8 @@ interface RawSource {
   root: unknown;
   /** Where the event map is: `hooks` of the root, or the root itself. */
   hooksAt: "hooks" | "root-or-hooks";
+  /** The dialect the file is written in, when the source fixes it (other agent CLIs' files). */
+  dialect?: Dialect;
 }
 
 /**
@@ -79,7 +92,7 @@ export function loadCommandHookSources(opts: LoadCommandHookSourcesOptions): Loa
   const handlers: ConfiguredHandler[] = [];
   const seen = new Set<string>();
   for (const src of sources) {
-    const dialect = opts.dialects?.[src.name] ?? (src.name === "code-puppy" ? "code-puppy" : "claude");
+    const dialect = opts.dialects?.[src.name] ?? src.dialect ?? (src.name === "code-puppy" ? "code-puppy" : "claude");
     for (const h of loadSource(src, dialect, opts, diagnostics)) {
       const key = `${h.event}\0${h.matcher ?? ""}\0${h.dedupKey}`;
       if (seen.has(key)) continue;
@@ -129,6 +142,22 @@ function readSources(opts: LoadCommandHookSourcesOptions, diagnostics: Diagnosti
     const file = join(opts.homeDir, ".code_puppy", "hooks.json");
     sources.push({ name: "code-puppy", file, root: readJsonFile(file, diagnostics), hooksAt: "root-or-hooks" });
   }
+  const agent = (name: SourceName, dialect: Dialect, file: string): RawSource => ({
+    name,
+    file,
+    root: readJsonFile(file, diagnostics),
+    hooksAt: "hooks",
+    dialect,
+  });
+  for (const [enabled, dialect, dir, file] of [
+    [opts.gemini, "gemini", ".gemini", "settings.json"],
+    [opts.codex, "codex", ".codex", "hooks.json"],
+    [opts.cursor, "cursor", ".cursor", "hooks.json"],
+  ] as const) {
+    if (!enabled) continue;
+    sources.push(agent(`${dialect}-user`, dialect, join(opts.homeDir, dir, file)));
+    sources.push(agent(dialect, dialect, join(opts.projectDir, dir, file)));
+  }
   return sources;
 }
 
@@ -158,7 +187,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 function effectiveDisableAll(sources: RawSource[], diagnostics: Diagnostic[]): boolean {
   let value = false;
   for (const src of sources) {
-    if (src.name === "code-puppy" || !isObject(src.root) || !("disableAllHooks" in src.root)) continue;
+    if (src.name === "code-puppy" || src.dialect || !isObject(src.root) || !("disableAllHooks" in src.root)) continue;
     const v = src.root.disableAllHooks;
     if (typeof v === "boolean") value = v;
     else {
@@ -192,6 +221,7 @@ function loadSource(
     diag("error", base, "must be an object mapping event names to matcher groups");
     return [];
   }
+  if (isForeign(dialect)) return loadForeignSource(src, dialect, block, base, opts, diag);
   const out: ConfiguredHandler[] = [];
   for (const [eventName, groups] of Object.entries(block)) {
     const eventPath = joinPath(base, eventName);
@@ -215,6 +245,79 @@ function loadSource(
   return out;
 }
 
+/** Keys of Gemini CLI's `hooks` object that configure hooks rather than name an event. */
+const GEMINI_SETTINGS_KEYS = new Set(["enabled", "disabled", "notifications"]);
+
+/**
+ * Gemini CLI's, Codex's and Cursor's files: their event names mapped onto the events Gatehouse
+ * fires (one handler per runtime point), their names with no runtime point reported.
+ */
+function loadForeignSource(
+  src: RawSource,
+  dialect: Dialect,
+  block: Record<string, unknown>,
+  base: string,
+  opts: LoadCommandHookSourcesOptions,
+  diag: Diag,
+): ConfiguredHandler[] {
+  const spec = DIALECT_SPECS[dialect];
+  const root = src.root as Record<string, unknown>;
+  if (dialect === "cursor" && root.version !== 1)
+    diag("error", "version", `Cursor's hooks.json must say "version": 1 (got ${JSON.stringify(root.version)})`);
+  // Gemini CLI: `hooksConfig` (or, in older versions, `hooks`) turns hooks off or off by name.
+  const settings = isObject(root.hooksConfig) ? root.hooksConfig : block;
+  if (dialect === "gemini" && settings.enabled === false) return [];
+  const disabled = new Set(Array.isArray(settings.disabled) ? settings.disabled : []);
+  const out: ConfiguredHandler[] = [];
+  for (const [name, groups] of Object.entries(block)) {
+    const eventPath = joinPath(base, name);
+    if (dialect === "gemini" && GEMINI_SETTINGS_KEYS.has(name)) continue;
+    const native = spec.events?.[name];
+    if (!native) {
+      const why = spec.notFired?.[name];
+      if (why) diag("warning", eventPath, `${name} is not fired by Gatehouse (${why}); its hooks never run`);
+      else diag("error", eventPath, `unknown ${dialect} event "${name}"`);
+      continue;
+    }
+    if (!Array.isArray(groups)) {
+      diag("error", eventPath, `must be an array of ${dialect === "cursor" ? "hooks" : "matcher groups"}`);
+      continue;
+    }
+    groups.forEach((group, gi) => {
+      const groupPath = joinPath(eventPath, gi);
+      // Cursor lists handlers directly, each with its own matcher.
+      const asGroup =
+        dialect === "cursor" && isObject(group)
+          ? { ...(group.matcher === undefined ? {} : { matcher: group.matcher }), hooks: [group] }
+          : group;
+      for (const [i, event] of native.events.entries()) {
+        const handlers = loadGroup(src, dialect, event, asGroup, groupPath, opts, i === 0 ? diag : () => {}, {
+          nativeEvent: name,
+          ...(native.tools ? { tools: native.tools } : {}),
+          ...(native.observe ? { observe: true } : {}),
+          ...(dialect === "cursor" ? { flat: true } : {}),
+        });
+        const named = (h: ConfiguredHandler) => {
+          const hookName = (h.definition as { name?: string }).name;
+          return hookName === undefined || !disabled.has(hookName);
+        };
+        out.push(
+          ...handlers.filter(named).map((h) => (native.events.length > 1 ? { ...h, id: `${h.id}#${event}` } : h)),
+        );
+      }
+    });
+  }
+  return out;
+}
+
+interface NativeOptions {
+  readonly nativeEvent: string;
+  readonly tools?: readonly string[];
+  readonly observe?: boolean;
+  /** Cursor: the group is one handler; its fields' paths are the entry's own. */
+  readonly flat?: boolean;
+}
+
 function loadGroup(
   src: RawSource,
   dialect: Dialect,
@@ -223,13 +326,20 @@ function loadGroup(
   groupPath: string,
   opts: LoadCommandHookSourcesOptions,
   diag: Diag,
+  native?: NativeOptions,
 ): ConfiguredHandler[] {
   if (!isObject(group)) {
     diag("error", groupPath, "a matcher group must be an object { matcher?, hooks: [...] }");
     return [];
   }
   for (const key of Object.keys(group)) {
-    if (key !== "matcher" && key !== "hooks") diag("error", joinPath(groupPath, key), `unknown field "${key}"`);
+    if (key === "sequential" && dialect === "gemini")
+      diag(
+        "warning",
+        joinPath(groupPath, key),
+        "sequential: hooks run in parallel in Gatehouse; one hook's output is not the next one's input",
+      );
+    else if (key !== "matcher" && key !== "hooks") diag("error", joinPath(groupPath, key), `unknown field "${key}"`);
   }
   const matcherPath = joinPath(groupPath, "matcher");
   let matcher: string | undefined;
@@ -239,7 +349,7 @@ function loadGroup(
   }
   matcher = group.matcher as string | undefined;
   const spec = EVENT_SPECS[event];
-  if (spec.matcherField === null && matcher !== undefined && matcher !== "" && matcher !== "*") {
+  if (spec.matcherField === null && matcher !== undefined && matcher !== "" && matcher !== "*" && !native) {
     diag(
       "warning",
       matcherPath,
@@ -249,7 +359,7 @@ function loadGroup(
   }
   let compiledMatcher: CompiledMatcher;
   try {
-    compiledMatcher = compileMatcher(matcher);
+    compiledMatcher = compileMatcher(matcher, DIALECT_SPECS[dialect].matcher);
   } catch (e) {
     diag("error", matcherPath, `invalid regex "${matcher}": ${(e as Error).message}; this group never runs`);
     return [];
@@ -261,7 +371,7 @@ function loadGroup(
   }
   const out: ConfiguredHandler[] = [];
   group.hooks.forEach((raw, hi) => {
-    const path = joinPath(hooksPath, hi);
+    const path = native?.flat ? groupPath : joinPath(hooksPath, hi);
     const definition = validateHandler(raw, {
       path,
       dialect,
@@ -279,12 +389,15 @@ function loadGroup(
       path,
       dialect,
       event,
+      nativeEvent: native?.nativeEvent ?? event,
+      ...(native?.tools ? { tools: native.tools } : {}),
+      ...(native?.observe ? { observe: true } : {}),
       matcher,
       compiledMatcher,
       definition,
       timeoutMs: timeoutMsFor(dialect, event, definition.timeout),
       onFailure: definition.onFailure ?? opts.onFailure ?? "continue",
-      dedupKey: dedupKey(definition, dialect),
+      dedupKey: dedupKey(definition, dialect, native?.nativeEvent),
     });
   });
   return out;
@@ -294,9 +407,10 @@ function loadGroup(
  * Same program, same argv (or URL), same dialect = same handler. Timeout, `if` and
  * onFailure are not part of the key: the first source's copy runs, with its settings.
  */
-export function dedupKey(def: HandlerDefinition, dialect: Dialect): string {
+export function dedupKey(def: HandlerDefinition, dialect: Dialect, nativeEvent?: string): string {
   const what = def.type === "command" ? JSON.stringify([def.command, def.args ?? null, def.shell ?? "sh"]) : def.url;
-  return `${def.type}\0${dialect}\0${what}`;
+  // Cursor's beforeShellExecution and preToolUse both fire at PreToolUse: one script on both runs twice there too.
+  return `${def.type}\0${dialect}\0${nativeEvent ?? ""}\0${what}`;
 }
 
 function suggestEvent(name: string): string {
@@ -330,6 +444,7 @@ export function configureHandler(definition: HandlerDefinition, o: ConfigureHand
     path,
     dialect,
     event: o.event,
+    nativeEvent: o.event,
     matcher: o.matcher,
     compiledMatcher: compileMatcher(o.matcher),
     definition,

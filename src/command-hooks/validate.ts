@@ -3,7 +3,13 @@ import { type Diagnostic, joinPath, programProblem } from "./diagnostics.js";
 import { DIALECT_SPECS, type Dialect, suspiciousTimeout } from "./dialects.js";
 import { type CommandHookEvent, EVENT_SPECS } from "./events.js";
 import { parseIfRule } from "./if-rule.js";
-import { codePuppyExtraShape, commandHandlerShape, type HandlerDefinition, httpHandlerShape } from "./settings.js";
+import {
+  codePuppyExtraShape,
+  commandHandlerShape,
+  DIALECT_EXTRA_SHAPES,
+  type HandlerDefinition,
+  httpHandlerShape,
+} from "./settings.js";
 
 export type Diag = (level: Diagnostic["level"], path: string, message: string) => void;
 
@@ -32,7 +38,8 @@ export function validateHandler(raw: unknown, c: HandlerContext): HandlerDefinit
     diag("error", path, "a handler must be an object with a type");
     return undefined;
   }
-  const type = raw.type;
+  // Cursor's entries name no type: a command.
+  const type = dialect === "cursor" && raw.type === undefined ? "command" : raw.type;
   if (typeof type === "string" && UNSUPPORTED_TYPES.has(type)) {
     diag("warning", joinPath(path, "type"), `handler type "${type}" is not supported yet; this handler never runs`);
     return undefined;
@@ -44,13 +51,15 @@ export function validateHandler(raw: unknown, c: HandlerContext): HandlerDefinit
   const shape = {
     ...(type === "command" ? commandHandlerShape : httpHandlerShape),
     ...(dialect === "code-puppy" ? codePuppyExtraShape : {}),
+    ...(dialect === "gemini" || dialect === "codex" || dialect === "cursor" ? DIALECT_EXTRA_SHAPES[dialect] : {}),
+    ...(dialect === "cursor" ? { type: commandHandlerShape.type.optional() } : {}),
   };
   for (const key of Object.keys(raw)) {
     if (!Object.hasOwn(shape, key)) {
       diag("error", joinPath(path, key), `unknown field "${key}" for a ${type} handler${fieldHint(key, dialect)}`);
     }
   }
-  const parsed = z.object(shape).safeParse(raw);
+  const parsed = z.object(shape).safeParse(type === raw.type ? raw : { ...raw, type });
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const p = issue.path.reduce<string>((acc, k) => joinPath(acc, typeof k === "symbol" ? String(k) : k), path);
@@ -58,9 +67,33 @@ export function validateHandler(raw: unknown, c: HandlerContext): HandlerDefinit
     }
     return undefined;
   }
-  const data = parsed.data as HandlerDefinition & { enabled?: boolean; id?: string };
+  const data = parsed.data as HandlerDefinition & {
+    enabled?: boolean;
+    id?: string;
+    name?: string;
+    description?: string;
+    commandWindows?: string;
+    timeoutSec?: number;
+    failClosed?: boolean;
+    matcher?: string;
+    loop_limit?: number;
+  };
   if (data.enabled === false) return undefined;
-  const { enabled: _e, id: _i, ...definition } = data;
+  const {
+    enabled: _e,
+    id: _i,
+    name: _n,
+    description: _d,
+    commandWindows: _w,
+    timeoutSec,
+    failClosed,
+    matcher: _m,
+    loop_limit: _l,
+    ...definition
+  } = data;
+  // Codex's `timeoutSec` is an alias of `timeout`; Cursor's `failClosed` is Gatehouse's onFailure "block".
+  if (timeoutSec !== undefined && definition.timeout === undefined) definition.timeout = timeoutSec;
+  if (failClosed === true && definition.onFailure === undefined) definition.onFailure = "block";
   return checkSemantics(definition as HandlerDefinition, c);
 }
 
