@@ -296,14 +296,9 @@ function loadForeignSource(
           ...(native.tools ? { tools: native.tools } : {}),
           ...(native.observe ? { observe: true } : {}),
           ...(dialect === "cursor" ? { flat: true } : {}),
+          skip: (raw) => isObject(raw) && typeof raw.name === "string" && disabled.has(raw.name),
         });
-        const named = (h: ConfiguredHandler) => {
-          const hookName = (h.definition as { name?: string }).name;
-          return hookName === undefined || !disabled.has(hookName);
-        };
-        out.push(
-          ...handlers.filter(named).map((h) => (native.events.length > 1 ? { ...h, id: `${h.id}#${event}` } : h)),
-        );
+        out.push(...handlers.map((h) => (native.events.length > 1 ? { ...h, id: `${h.id}#${event}` } : h)));
       }
     });
   }
@@ -316,6 +311,8 @@ interface NativeOptions {
   readonly observe?: boolean;
   /** Cursor: the group is one handler; its fields' paths are the entry's own. */
   readonly flat?: boolean;
+  /** A handler turned off by name (Gemini CLI's `disabled` list). */
+  readonly skip?: (raw: unknown) => boolean;
 }
 
 function loadGroup(
@@ -371,6 +368,7 @@ function loadGroup(
   }
   const out: ConfiguredHandler[] = [];
   group.hooks.forEach((raw, hi) => {
+    if (native?.skip?.(raw)) return;
     const path = native?.flat ? groupPath : joinPath(hooksPath, hi);
     const definition = validateHandler(raw, {
       path,
