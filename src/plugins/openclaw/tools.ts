@@ -41,7 +41,8 @@ export const TOOL_MAPPINGS: readonly ToolMapping[] = [
   {
     openclaw: "exec",
     gatehouse: ["Bash"],
-    fields: "`command`; `timeout` (ms) ⇄ `timeoutSeconds` (s); `description` ⇄ `title`",
+    fields:
+      "`command`; `timeout` (ms) ⇄ `timeoutSeconds` (s); `description` ⇄ `title`; `workdir`, `env`, `background`, `pty`, `elevated`, `host` have no Bash counterpart (a rewrite setting them is applied without them)",
     toOpenClaw(params) {
       const { timeout, ...rest } = bash.toOpenClaw(params);
       return typeof timeout === "number" ? { ...rest, timeoutSeconds: timeout / 1000 } : rest;
