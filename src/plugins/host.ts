@@ -11,6 +11,7 @@ import type { PluginApi, PluginCommand, PluginDefinition, PluginLogger, PluginTo
 import { adaptOpenClawPlugin } from "./openclaw/adapter.js";
 import {
   folderEntry,
+  hasOpenClawMarkers,
   isOpenClawModule,
   loadOpenClawPlugin,
   OPENCLAW_SDK_SPECIFIERS,
@@ -287,7 +288,10 @@ export class PluginHost {
     }
     let definition = pickDefinition(mod);
     let config = entry.config;
-    if (!PluginModuleSchema.safeParse(definition).success && isOpenClawModule(mod)) {
+    if (
+      !PluginModuleSchema.safeParse(definition).success &&
+      isOpenClawModule(mod, { bareFunction: hasOpenClawMarkers(file) })
+    ) {
       try {
         const loaded = loadOpenClawPlugin(mod, { file, cwd: this.options.cwd, config: entry.config });
         if (loaded) ({ plugin: definition, config } = loaded);
@@ -433,6 +437,6 @@ function moduleProblem(
     level: "error",
     pluginId: id,
     code: "bad-module",
-    message: `${source} does not export a plugin ({ id, setup }): ${what}`,
+    message: `${source} does not export a plugin ({ id, setup }, or OpenClaw's { id, register }): ${what}`,
   };
 }

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import { renderOpenClawTables, withOpenClawTables } from "../../scripts/openclaw-doc.js";
 import type { HookContext } from "../../src/hooks/index.js";
@@ -289,6 +291,41 @@ describe("an OpenClaw plugin on the runtime", { concurrency: 4 }, () => {
     ]);
     assert.equal(gatehouse.plugins.list()[0]?.format, "openclaw");
     await gatehouse.close();
+  });
+
+  test("a bare function export is OpenClaw's register only beside an OpenClaw manifest or when named register", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gatehouse-openclaw-bare-"));
+    try {
+      mkdirSync(join(dir, "oc"));
+      const body = (name: string) =>
+        `export default function ${name}(api) { api.on("before_tool_call", () => undefined); }\n`;
+      writeFileSync(join(dir, "setup.mjs"), body("setup"));
+      writeFileSync(join(dir, "register.mjs"), body("register"));
+      writeFileSync(join(dir, "oc", "index.mjs"), body("setup"));
+      writeFileSync(join(dir, "oc", "openclaw.plugin.json"), JSON.stringify({ id: "with-manifest" }));
+      const { gatehouse } = testGatehouse(
+        { runs: [{ turns: [{ text: "ok" }] }] },
+        {
+          pluginEntries: [
+            { path: join(dir, "setup.mjs") },
+            { path: join(dir, "register.mjs") },
+            { path: join(dir, "oc") },
+          ],
+        },
+      );
+      await gatehouse.ready();
+      assert.deepEqual(
+        gatehouse.plugins.list().map((p) => [p.id.replace(dir, ""), p.status, p.format ?? null]),
+        [
+          ["/setup.mjs", "failed", null],
+          ["register", "loaded", "openclaw"],
+          ["with-manifest", "loaded", "openclaw"],
+        ],
+      );
+      await gatehouse.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("ctx carries the run context under OpenClaw's names", async () => {

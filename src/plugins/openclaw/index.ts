@@ -2,11 +2,11 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { type AdaptedPlugin, adaptOpenClawPlugin } from "./adapter.js";
-import { fallbackId, findManifest, resolveOpenClawExport } from "./module.js";
+import { fallbackId, findManifest, hasOpenClawMarkers, resolveOpenClawExport } from "./module.js";
 
 export { type AdaptedPlugin, adaptOpenClawPlugin } from "./adapter.js";
 export { HOOK_MAPPINGS, type HookMapping } from "./hooks.js";
-export { folderEntry, isOpenClawModule, resolveOpenClawExport } from "./module.js";
+export { folderEntry, hasOpenClawMarkers, isOpenClawModule, resolveOpenClawExport } from "./module.js";
 export { TOOL_MAPPINGS, type ToolMapping } from "./tools.js";
 
 /** The SDK entry points OpenClaw plugins import, answered by Gatehouse's shim when `openclaw` is absent. */
@@ -39,7 +39,7 @@ export function loadOpenClawPlugin(
   mod: unknown,
   options: { readonly file: string; readonly cwd: string; readonly config: unknown },
 ): LoadedOpenClawPlugin | undefined {
-  const entry = resolveOpenClawExport(mod);
+  const entry = resolveOpenClawExport(mod, { bareFunction: hasOpenClawMarkers(options.file) });
   if (!entry) return undefined;
   const manifest = findManifest(options.file);
   let config = options.config;

@@ -21,14 +21,20 @@ export interface OpenClawEntry {
  * `register`; an object with a `register` function is the definition; `default` and `module`
  * keys are searched too.
  */
-export function resolveOpenClawExport(mod: unknown): OpenClawEntry | undefined {
+export function resolveOpenClawExport(
+  mod: unknown,
+  options: { bareFunction?: boolean } = {},
+): OpenClawEntry | undefined {
   const seen = new Set<unknown>();
   const candidates: unknown[] = [unwrapDefault(mod), mod];
   for (let i = 0; i < candidates.length && i < 12; i++) {
     const value = candidates[i];
     if (seen.has(value)) continue;
     seen.add(value);
-    if (typeof value === "function") return { register: value as OpenClawEntry["register"], ...named(mod) };
+    // A bare function is OpenClaw's `register` only when something says the module is OpenClaw's:
+    // taken for a Gatehouse `setup`, it would see OpenClaw's tool names (`exec`, not `Bash`).
+    if (typeof value === "function" && (options.bareFunction || value.name === "register"))
+      return { register: value as OpenClawEntry["register"], ...named(mod) };
     if (isRecord(value)) {
       if (typeof value.register === "function")
         return { definition: value, register: value.register as OpenClawEntry["register"] };
@@ -54,11 +60,35 @@ function unwrapDefault(mod: unknown): unknown {
   return value;
 }
 
-/** A module looks like an OpenClaw plugin (and not like a Gatehouse one). */
-export function isOpenClawModule(mod: unknown): boolean {
+/**
+ * A module looks like an OpenClaw plugin (and not like a Gatehouse one). A bare function counts
+ * when it is named `register` or when `bareFunction` says an OpenClaw manifest or package field
+ * was found beside it.
+ */
+export function isOpenClawModule(mod: unknown, options: { bareFunction?: boolean } = {}): boolean {
   const value = unwrapDefault(mod);
   if (isRecord(value) && typeof value.setup === "function") return false;
-  return resolveOpenClawExport(mod) !== undefined;
+  return resolveOpenClawExport(mod, options) !== undefined;
+}
+
+/** `openclaw.plugin.json`, or a package.json with an `openclaw` field, beside the entry or above it. */
+export function hasOpenClawMarkers(entryFile: string): boolean {
+  let dir = dirname(entryFile);
+  for (let depth = 0; depth < 8; depth++) {
+    if (existsSync(join(dir, "openclaw.plugin.json"))) return true;
+    const pkg = join(dir, "package.json");
+    if (existsSync(pkg)) {
+      try {
+        const raw = JSON.parse(readFileSync(pkg, "utf8")) as unknown;
+        return isRecord(raw) && raw.openclaw !== undefined;
+      } catch {
+        return false;
+      }
+    }
+    if (dirname(dir) === dir) return false;
+    dir = dirname(dir);
+  }
+  return false;
 }
 
 export interface OpenClawManifest {
