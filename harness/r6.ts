@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isDead } from "../src/command-hooks/process-group.js";
+import { isDead } from "../src/core/process-groups.js";
 import { createGatehouse } from "../src/runtime/gatehouse.js";
 import type { RunResult } from "../src/runtime/types.js";
 import { openStore } from "../src/store/index.js";

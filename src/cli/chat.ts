@@ -9,6 +9,7 @@ import type { RunStream } from "../runtime/gatehouse.js";
 import type { ApprovalAnswer, ApprovalRequest, Approver, RunEvent, RunInput, RunResult } from "../runtime/types.js";
 import { ENVIRONMENT_HELP, EXIT } from "./exit.js";
 import { createCliLogger, type OutStream, oneLine } from "./output.js";
+import { exitCodeFor, ignoreClosedTerminal, leaveBy, onSignals, type StopSignal } from "./signals.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -27,7 +28,10 @@ Exit status:
     2  bad input or configuration: a bad flag, gatehouse.json, model spec or scripted
        file, no model configured, a plugin that cannot be loaded
   130  a second Ctrl-C while a turn was still being cancelled: the chat left at once,
-       without waiting for that turn`;
+       without waiting for that turn (every process it started was killed first)
+
+SIGTERM and SIGHUP (the terminal closed) cancel the turn under way like Ctrl-C; once it
+is recorded, the chat ends by that signal (a shell shows 143 or 129).`;
 
 /** `gatehouse chat`'s options as commander parses them (the same names as `run`'s). */
 export interface ChatFlags {
@@ -52,17 +56,23 @@ export function registerChatCommand(program: Command): void {
     .option("--settings <file|json>", "command hooks settings (a file, or inline JSON), read after gatehouse.json's")
     .addHelpText("after", `${CHAT_HELP}\n${ENVIRONMENT_HELP}`)
     .action(async (flags: ChatFlags) => {
+      let ended: Termination | undefined;
       process.exitCode = await chatCommand(flags, {
         cwd: process.cwd(),
         env: process.env,
         stdin: process.stdin,
         stdout: process.stdout,
         stderr: process.stderr,
-        interrupts: (listener) => {
-          process.on("SIGINT", listener);
-          return () => process.off("SIGINT", listener);
-        },
+        interrupts: (listener) => onSignals(["SIGINT"], listener),
+        terminations: (listener) =>
+          onSignals(["SIGTERM", "SIGHUP"], (signal) => {
+            ended ??= signal as Termination;
+            if (signal === "SIGHUP") ignoreClosedTerminal();
+            listener(signal as Termination);
+          }),
       });
+      // The turn was cancelled and recorded: the process ends by the signal (see leaveBy).
+      if (ended !== undefined) await leaveBy(ended);
     });
 }
 
@@ -74,7 +84,12 @@ export interface ChatIO {
   readonly stdout: NodeJS.WritableStream & { readonly isTTY?: boolean };
   readonly stderr: OutStream;
   readonly interrupts?: (listener: () => void) => () => void;
+  /** SIGTERM and SIGHUP: subscribe; returns an unsubscribe function. */
+  readonly terminations?: (listener: (signal: Termination) => void) => () => void;
 }
+
+/** A signal that ends the chat: the turn under way is cancelled like by Ctrl-C, then the chat leaves. */
+export type Termination = Exclude<StopSignal, "SIGINT">;
 
 /**
  * Builds the Gatehouse the way `gatehouse run` does (same flags, gatehouse.json, environment,
@@ -104,9 +119,12 @@ export async function chatCommand(flags: ChatFlags, io: ChatIO): Promise<number>
       ...(existing ? { history: (await gatehouse.store.history(existing.id)).length } : {}),
       approvals,
       ...(io.interrupts ? { interrupts: io.interrupts } : {}),
+      ...(io.terminations ? { terminations: io.terminations } : {}),
     });
-    // A turn that would not stop is left behind: closing would wait for it.
+    // A turn that would not stop is left behind: closing would wait for it. The process exits
+    // next, and every process group Gatehouse started is SIGKILLed as it does.
     if (summary.reason === "forced") close = undefined;
+    if (summary.signal !== undefined) return exitCodeFor(summary.signal);
     return summary.reason === "forced" ? EXIT.interrupted : EXIT.ok;
   } catch (error) {
     if (!(error instanceof CliStop)) throw error;
@@ -157,6 +175,8 @@ export interface ChatSessionOptions {
   readonly approvals?: ApproverSlot;
   /** Interrupts from outside the input (SIGINT): subscribe; returns an unsubscribe function. */
   readonly interrupts?: (listener: () => void) => () => void;
+  /** SIGTERM and SIGHUP: the turn under way is cancelled (a second one gives up on it), then the chat ends. */
+  readonly terminations?: (listener: (signal: Termination) => void) => () => void;
 }
 
 export interface ChatSummary {
@@ -164,8 +184,13 @@ export interface ChatSummary {
   readonly sessionId: string;
   /** Turns started (slash commands included). */
   readonly turns: number;
-  /** `/exit`, end of input (Ctrl-D), Ctrl-C at the prompt, or a second Ctrl-C while a turn would not stop. */
-  readonly reason: "exit" | "eof" | "interrupt" | "forced";
+  /**
+   * `/exit`, end of input (Ctrl-D), Ctrl-C at the prompt, a second Ctrl-C (or signal) while a turn
+   * would not stop, or SIGTERM / SIGHUP.
+   */
+  readonly reason: "exit" | "eof" | "interrupt" | "forced" | "terminated";
+  /** The SIGTERM or SIGHUP that ended the chat, if one did. */
+  readonly signal?: Termination;
 }
 
 /** A turn under way: Ctrl-C aborts it; a second Ctrl-C gives up waiting for it. */
@@ -200,6 +225,8 @@ export async function chatSession(options: ChatSessionOptions): Promise<ChatSumm
     closed = true;
     lines.end();
   });
+  // A terminal that went away (SIGHUP) fails as readline restores its mode: that is the end of input.
+  rl.on("error", () => lines.end());
 
   let sessionId = options.sessionId ?? randomUUID();
   let turns = 0;
@@ -235,6 +262,22 @@ export async function chatSession(options: ChatSessionOptions): Promise<ChatSumm
     lines.end();
   };
   rl.on("SIGINT", onInterrupt);
+  let terminatedBy: Termination | undefined;
+  const onTermination = (signal: Termination) => {
+    if (terminatedBy !== undefined || turn?.cancelling) {
+      terminatedBy ??= signal;
+      return turn?.force();
+    }
+    terminatedBy = signal;
+    if (turn) {
+      turn.cancelling = true;
+      view.settle();
+      turn.controller.abort();
+    }
+    // No further line is run, typed ahead or not: the loop ends once the turn under way has wound down.
+    lines.discard();
+  };
+  const unsubscribeTerminations = options.terminations?.(onTermination);
   // "Ctrl-C again" means the very next key.
   const onKey = (_text: unknown, key: { ctrl?: boolean; name?: string } | undefined) => {
     if (!(key?.ctrl && key.name === "c")) hinted = false;
@@ -353,6 +396,8 @@ export async function chatSession(options: ChatSessionOptions): Promise<ChatSumm
     }
   } finally {
     unsubscribe?.();
+    unsubscribeTerminations?.();
+    if (terminatedBy !== undefined && reason !== "forced") reason = "terminated";
     options.input.off("keypress", onKey);
     options.approvals?.use(undefined);
     view.settle();
@@ -363,7 +408,7 @@ export async function chatSession(options: ChatSessionOptions): Promise<ChatSumm
     }
     rl.close();
   }
-  return { sessionId, turns, reason };
+  return { sessionId, turns, reason, ...(terminatedBy === undefined ? {} : { signal: terminatedBy }) };
 }
 
 /** Lines read so far, handed out one at a time; while an approval is asked, they answer it. */
@@ -383,6 +428,12 @@ class LineQueue {
     this.ended = true;
     this.answers?.end();
     this.waiting && this.take()(null);
+  }
+
+  /** Ends the queue, dropping the lines not handed out yet. */
+  discard(): void {
+    this.queued.length = 0;
+    this.end();
   }
 
   answerTo(stream: PassThrough | undefined): void {

@@ -55,7 +55,7 @@ export async function configCommand(flags: ConfigFlags, io: CommandIO): Promise<
     import("./project.js"),
     import("./output.js"),
     import("../runtime/gatehouse.js"),
-    import("../command-hooks/env.js"),
+    import("../core/env-policy.js"),
   ]);
   return L.runCli(io, async () => {
     const project = await L.loadProject(flags, io);

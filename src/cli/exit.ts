@@ -22,7 +22,10 @@ Exit status:
        file, no model configured, an empty prompt, a plugin that cannot be loaded
     3  a policy hook blocked the turn (its notice is printed as the reply)
   130  a second Ctrl-C: gatehouse stopped at once, without waiting for the cancelled
-       run to wind down`;
+       run to wind down; every process it started was killed first
+
+SIGTERM and SIGHUP (the terminal closed) cancel the run like Ctrl-C; once it is recorded,
+gatehouse ends by that signal (a shell shows 143 or 129). A second signal stops at once.`;
 
 /** `gatehouse --help`: what the statuses mean across commands; each command's --help has its own list. */
 export const PROGRAM_EXIT_CODES_HELP = `
@@ -33,7 +36,9 @@ Exit status (each command's --help says exactly when):
        that cannot be loaded, a file gatehouse init will not overwrite
     3  a policy hook blocked the turn (its notice is printed as the reply)
   130  run and chat: a second Ctrl-C stopped gatehouse at once, without waiting for the
-       cancelled work to wind down`;
+       cancelled work to wind down (every process it started was killed first)
+SIGTERM and SIGHUP cancel a run or chat turn like Ctrl-C; once it is recorded, gatehouse
+ends by that signal (a shell shows 143 or 129).`;
 
 export const ENVIRONMENT_HELP = `
 Environment:
@@ -42,4 +47,5 @@ Environment:
   GATEHOUSE_DATA_DIR      data folder instead of ./.gatehouse (--data-dir wins)
   GATEHOUSE_DATABASE_URL  store (postgres://…, memory, or a file); wins over gatehouse.json "store"
   GATEHOUSE_LOG_LEVEL     debug, info, warn (default) or error; logs go to stderr
+  MCP_TIMEOUT             how long an MCP server has to start and answer, in ms (default 30000)
   NO_COLOR                no colors (they are used only on a terminal)`;

@@ -13,6 +13,7 @@ import type {
   LoadedCommandHooks,
   MergedVerdict,
 } from "../command-hooks/index.js";
+import type { EnvPolicy } from "../core/env-policy.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import type { CliLogger } from "./output.js";
 import type { CliIO } from "./run.js";
@@ -175,7 +176,7 @@ export function projectRelative(cwd: string, file: string): string {
 
 interface Loaded extends LoadedCommandHooks {
   readonly projectDir: string;
-  readonly passEnv?: readonly string[];
+  readonly envPolicy: EnvPolicy;
 }
 
 /** The same sources, in the same order, as `gatehouse run` reads. */
@@ -198,9 +199,15 @@ async function loadHooks(L: Lib, flags: HooksSourceFlags, io: CliIO): Promise<Lo
     if (error instanceof L.ConfigError) throw new Stop(EXIT.usage, error.message);
     throw error;
   }
-  const { load = {}, passEnv } = settings.commandHooks;
-  const loaded = L.loadCommandHookSources({ ...load, homeDir: load.homeDir ?? homedir(), projectDir: io.cwd });
-  return { ...loaded, projectDir: io.cwd, ...(passEnv === undefined ? {} : { passEnv }) };
+  const { load = {} } = settings.commandHooks;
+  const { envPolicy } = settings;
+  const loaded = L.loadCommandHookSources({
+    ...load,
+    envPolicy,
+    homeDir: load.homeDir ?? homedir(),
+    projectDir: io.cwd,
+  });
+  return { ...loaded, projectDir: io.cwd, envPolicy };
 }
 
 function formatted(L: Lib, cwd: string, d: Diagnostic): string {
@@ -411,7 +418,7 @@ export function hooksTest(eventName: string, flags: HooksTestFlags, io: CliIO): 
         projectDir: loaded.projectDir,
         sessionId: TEST_SESSION,
         env: io.env,
-        ...(loaded.passEnv === undefined ? {} : { passEnv: loaded.passEnv }),
+        envPolicy: loaded.envPolicy,
         ...(io.signal === undefined ? {} : { signal: io.signal }),
       });
       if (flags.json) {

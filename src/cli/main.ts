@@ -31,19 +31,24 @@ program
   .option("--json", "print the run result as one JSON line instead of the reply")
   .addHelpText("after", `${EXIT_CODES_HELP}\n${ENVIRONMENT_HELP}`)
   .action(async (flags) => {
-    const { runCommand } = await import("./run.js");
+    const [{ runCommand }, signals] = await Promise.all([import("./run.js"), import("./signals.js")]);
     const controller = new AbortController();
-    let interrupted = false;
-    const onSigint = () => {
-      // First Ctrl-C cancels the run cleanly; a second one stops at once.
-      if (interrupted) process.exit(EXIT.interrupted);
-      interrupted = true;
-      process.stderr.write("gatehouse: cancelling the run (Ctrl-C again to stop at once)\n");
+    let received: import("./signals.js").StopSignal | undefined;
+    // The first Ctrl-C, SIGTERM or SIGHUP cancels the run cleanly (its processes are stopped and
+    // the run is recorded); a second one stops at once, SIGKILLing every process group first.
+    const off = signals.onStopSignals((signal) => {
+      if (received !== undefined) signals.stopNow(signal);
+      received = signal;
+      if (signal === "SIGHUP") signals.ignoreClosedTerminal();
+      process.stderr.write(
+        signal === "SIGINT"
+          ? "gatehouse: cancelling the run (Ctrl-C again to stop at once)\n"
+          : `gatehouse: ${signal}: cancelling the run (a second signal stops at once)\n`,
+      );
       controller.abort();
-    };
-    process.on("SIGINT", onSigint);
+    });
     try {
-      process.exitCode = await runCommand(flags, {
+      const code = await runCommand(flags, {
         cwd: process.cwd(),
         env: process.env,
         stdin: process.stdin,
@@ -51,9 +56,12 @@ program
         stderr: process.stderr,
         signal: controller.signal,
       });
+      process.exitCode = code;
     } finally {
-      process.off("SIGINT", onSigint);
+      off();
     }
+    // Ended by SIGTERM or SIGHUP: the run was cancelled and recorded; the process ends by the signal.
+    if (received === "SIGTERM" || received === "SIGHUP") await signals.leaveBy(received);
   });
 
 /** The other commands, in `--help` order; each module is loaded only to register its command. */
@@ -79,9 +87,11 @@ const wanted =
       : Object.keys(COMMANDS);
 for (const name of wanted) await COMMANDS[name]?.();
 
-// A reader that went away (`gatehouse run … | head -1`) is not an error worth a stack trace.
+// A reader that went away (`gatehouse run … | head -1`) is not an error worth a stack trace. A
+// terminal that went away (EIO, after SIGHUP) is not either: the cancelled run still winds down.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(process.exitCode ?? EXIT.ok);
+  if (error.code === "EIO") return;
   throw error;
 });
 

@@ -128,7 +128,7 @@ export async function openGatehouse(
     }
   };
   try {
-    const tools = await toolsFor(config, io, log, cleanup);
+    const tools = await toolsFor(config, settings, io, log, cleanup);
     const gatehouse = createGatehouse({
       model: settings.model,
       pluginEntries: settings.pluginEntries,
@@ -141,6 +141,7 @@ export async function openGatehouse(
       logger: log,
       config: settings.runtime,
       env: io.env as NodeJS.ProcessEnv,
+      envPolicy: settings.envPolicy,
     });
     cleanup.unshift(() => gatehouse.close());
     await start(gatehouse, settings);
@@ -165,6 +166,7 @@ function loadCommandHooks(
   const { load = {}, ...rest } = settings.commandHooks;
   const loaded = loadCommandHookSources({
     ...load,
+    envPolicy: settings.envPolicy,
     ...(flags.settings === undefined ? {} : { cliSettings: flags.settings, cwd: io.cwd }),
     homeDir: load.homeDir ?? homedir(),
     projectDir: io.cwd,
@@ -198,11 +200,12 @@ async function readPrompt(flags: RunFlags, io: CliIO, log: CliLogger): Promise<s
  */
 async function toolsFor(
   config: GatehouseConfig,
+  { envPolicy }: ResolvedSettings,
   io: Pick<CliIO, "cwd" | "env">,
   log: CliLogger,
   cleanup: (() => Promise<void>)[],
 ): Promise<Tool[]> {
-  const all: Tool[] = builtinTools();
+  const all: Tool[] = builtinTools({ bash: { env: io.env, envPolicy } });
   if (config.mcpServers && Object.keys(config.mcpServers).length > 0) {
     const { connectMcpServers } = await import("../tools/mcp.js");
     const warned: string[] = [];
@@ -213,7 +216,13 @@ async function toolsFor(
       },
       debug: log.mcp.debug,
     };
-    const connection = await connectMcpServers(config.mcpServers, { cwd: io.cwd, logger: mcpLog, env: io.env });
+    const connection = await connectMcpServers(config.mcpServers, {
+      cwd: io.cwd,
+      logger: mcpLog,
+      env: io.env,
+      envPolicy,
+      ...mcpStartupTimeout(io.env, log),
+    });
     cleanup.push(() => connection.close());
     for (const d of connection.diagnostics) {
       if (!warned.some((w) => w.includes(d.message))) log.warn(`MCP server "${d.server}": ${d.message}`);
@@ -224,6 +233,16 @@ async function toolsFor(
   for (const pattern of unmatchedToolPatterns([...all, { name: "Agent" }], selection))
     log.warn(`tools: "${pattern}" matches no tool`);
   return selectTools(all, selection);
+}
+
+/** `MCP_TIMEOUT` (milliseconds), as Claude Code reads it: how long a server has to start and answer. */
+function mcpStartupTimeout(env: Env, log: CliLogger): { startupTimeoutMs?: number } {
+  const raw = env.MCP_TIMEOUT?.trim();
+  if (raw === undefined || raw === "") return {};
+  const ms = Number(raw);
+  if (Number.isInteger(ms) && ms > 0) return { startupTimeoutMs: ms };
+  log.warn("MCP_TIMEOUT: expected a whole number of milliseconds; using the default (30000)");
+  return {};
 }
 
 /** Loads plugins, resolves the model and opens the store, mapping what went wrong to an exit status. */

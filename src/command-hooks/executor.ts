@@ -1,11 +1,13 @@
 import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
+import type { Env, EnvPolicy } from "../core/env-policy.js";
+import { killGroup, trackGroup, waitGroupGone } from "../core/process-groups.js";
 import { substituteProjectDir } from "./diagnostics.js";
 import { type Dialect, isForeign } from "./dialects.js";
 import { hookEnv } from "./env.js";
 import type { CommandHookEvent } from "./events.js";
 import { nativePayload } from "./foreign.js";
-import { killGroup, waitGroupGone } from "./process-group.js";
+import { expandHeaders } from "./headers.js";
 import { interpret, type RawOutcome } from "./protocol.js";
 import type { CommandHandlerDef, HandlerDefinition, HttpHandlerDef, OnFailure } from "./settings.js";
 import type { NormalizedVerdict } from "./verdict.js";
@@ -27,12 +29,15 @@ export interface ExecutorOptions {
   projectDir: string;
   /** `CLAUDE_CODE_SESSION_ID`; the payload's `session_id`, when it has one, takes precedence. */
   sessionId: string;
-  /** Base environment before scrubbing (default: process.env). */
-  env?: Readonly<Record<string, string | undefined>>;
+  /** Base environment before the policy applies (default: process.env). */
+  env?: Env;
   /** Aborting kills the handler's process group; the outcome is `aborted`, never a block. */
   signal?: AbortSignal;
-  /** Credential variables to keep (`commandHooks.passEnv`). */
-  passEnv?: readonly string[];
+  /**
+   * What of `env` a hook process may see, and which variables an `http` hook's headers may name
+   * (default: provider keys and Gatehouse's secrets removed; `commandHooks.passEnv` adds back).
+   */
+  envPolicy?: EnvPolicy;
   /** Per stream; the excess is read and dropped (default 1 MiB). */
   maxOutputBytes?: number;
   /** Between SIGTERM and SIGKILL of a timed-out group (default 1000 ms). */
@@ -171,6 +176,7 @@ function runProcess(
       resolvePromise(finish({ spawnError: (e as Error).message }));
       return;
     }
+    const untrack = child.pid === undefined ? () => {} : trackGroup(child.pid);
     const state: Partial<Collected> = {};
     let done = false;
     let terminating = false;
@@ -178,6 +184,7 @@ function runProcess(
     const settle = () => {
       if (done) return;
       done = true;
+      untrack();
       clearTimeout(timer);
       opts.signal?.removeEventListener("abort", onAbort);
       resolvePromise(finish(state));
@@ -246,7 +253,7 @@ async function runHttp(def: HttpHandlerDef, payload: string, timeoutMs: number, 
   try {
     const res = await fetch(def.url, {
       method: "POST",
-      headers: { "content-type": "application/json", ...expandHeaders(def, opts.env ?? process.env) },
+      headers: { "content-type": "application/json", ...expandHeaders(def, opts.env ?? process.env, opts.envPolicy) },
       body: payload,
       signal,
     });
@@ -261,23 +268,4 @@ async function runHttp(def: HttpHandlerDef, payload: string, timeoutMs: number, 
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
     return result({ spawnError: cause?.code ?? cause?.message ?? (e as Error).message });
   }
-}
-
-/**
- * `$VAR` / `${VAR}` in header values resolve only for names in `allowedEnvVars`; any other
- * name becomes empty, so a repository's hook cannot read arbitrary variables into a request.
- */
-export function expandHeaders(
-  def: HttpHandlerDef,
-  env: Readonly<Record<string, string | undefined>>,
-): Record<string, string> {
-  const allowed = new Set(def.allowedEnvVars ?? []);
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(def.headers ?? {})) {
-    out[k] = v.replace(/\$\{(\w+)\}|\$(\w+)/g, (_m, a?: string, b?: string) => {
-      const name = (a ?? b) as string;
-      return allowed.has(name) ? (env[name] ?? "") : "";
-    });
-  }
-  return out;
 }

@@ -1,9 +1,10 @@
 export { type Diagnostic, formatDiagnostic } from "./diagnostics.js";
 export * from "./dialects.js";
 export * from "./dispatch.js";
-export { hookEnv, isProviderCredential, scrubEnv } from "./env.js";
+export { hookEnv } from "./env.js";
 export * from "./events.js";
 export * from "./executor.js";
+export { expandHeaders, headerVariables } from "./headers.js";
 export { type IfRule, ifRuleMatches, parseIfRule } from "./if-rule.js";
 export * from "./matcher.js";
 export * from "./payload.js";

@@ -1,3 +1,4 @@
+import type { EnvPolicy } from "../core/env-policy.js";
 import { currentRunContext, type RunContext } from "../hooks/run-context.js";
 import type { PluginDefinition, PluginLogger } from "../plugins/define.js";
 import { REVISION_LIMITS } from "../runtime/finalize.js";
@@ -21,7 +22,8 @@ export interface CommandHooksPluginOptions {
   readonly store: () => SessionStore;
   readonly projectDir: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
-  readonly passEnv?: readonly string[];
+  /** What of `env` hook processes and `http` headers may see. */
+  readonly envPolicy?: EnvPolicy;
 }
 
 /**
@@ -68,7 +70,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
       projectDir: options.projectDir,
       sessionId: ctx.sessionId,
       ...(options.env ? { env: options.env } : {}),
-      ...(options.passEnv ? { passEnv: options.passEnv } : {}),
+      ...(options.envPolicy ? { envPolicy: options.envPolicy } : {}),
       ...(signal ? { signal } : {}),
     });
     if (log) reportRuns(log, event, merged.runs);

@@ -108,8 +108,15 @@ export const CommandHooksConfigSchema = z.strictObject({
   /** Read Cursor's hooks: `~/.cursor/hooks.json` and `.cursor/hooks.json`. */
   cursor: z.boolean().optional(),
   /** Default for handlers without their own `onFailure`. */
-  onFailure: OnFailureSchema.optional(),
-  /** Credential variables to keep in hook environments (they are removed by default). */
-  passEnv: z.array(z.string()).optional(),
+  onFailure: OnFailureSchema.optional().describe(
+    'What a handler that times out, cannot start or answers nonsense does, for handlers without their own "onFailure": "continue" (Claude Code\'s rule, the default) or "block" (fail closed). Precedence: the handler\'s own onFailure > this > "continue".',
+  ),
+  /** Variables the environment policy removes that hooks may see anyway. */
+  passEnv: z
+    .array(z.string().min(1))
+    .optional()
+    .describe(
+      "Variables the environment policy removes (provider keys, GATEHOUSE_* secrets, environment.deny) that command hooks may see anyway, and that http hooks may put in their headers (when also in allowedEnvVars). Names, or patterns with *.",
+    ),
 });
 export type CommandHooksConfig = z.infer<typeof CommandHooksConfigSchema>;

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { EnvPolicy } from "../core/env-policy.js";
 import { parseJsonText } from "../core/json.js";
 import { type Diagnostic, joinPath } from "./diagnostics.js";
 import { DIALECT_SPECS, type Dialect, isForeign, timeoutMsFor } from "./dialects.js";
@@ -59,6 +60,8 @@ export interface LoadCommandHookSourcesOptions {
   pathVar?: string;
   /** Check that each command's program exists and is executable (default true). */
   checkPrograms?: boolean;
+  /** The environment policy, to warn about `http` headers naming a variable they will never get. */
+  envPolicy?: EnvPolicy;
 }
 
 export interface LoadedCommandHooks {
@@ -377,6 +380,7 @@ function loadGroup(
       projectDir: opts.projectDir,
       pathVar: opts.pathVar,
       checkPrograms: opts.checkPrograms,
+      envPolicy: opts.envPolicy,
       diag,
     });
     if (definition === undefined) return;

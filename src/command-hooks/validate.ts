@@ -1,13 +1,16 @@
 import { z } from "zod";
+import { DEFAULT_ENV_POLICY, describeRemoval, type EnvPolicy } from "../core/env-policy.js";
 import { type Diagnostic, joinPath, programProblem } from "./diagnostics.js";
 import { DIALECT_SPECS, type Dialect, suspiciousTimeout } from "./dialects.js";
 import { type CommandHookEvent, EVENT_SPECS } from "./events.js";
+import { headerVariables } from "./headers.js";
 import { parseIfRule } from "./if-rule.js";
 import {
   codePuppyExtraShape,
   commandHandlerShape,
   DIALECT_EXTRA_SHAPES,
   type HandlerDefinition,
+  type HttpHandlerDef,
   httpHandlerShape,
 } from "./settings.js";
 
@@ -21,6 +24,8 @@ export interface HandlerContext {
   projectDir: string;
   pathVar: string | undefined;
   checkPrograms: boolean | undefined;
+  /** Decides which variables an `http` handler's headers can really expand. */
+  envPolicy: EnvPolicy | undefined;
   diag: Diag;
 }
 
@@ -117,6 +122,7 @@ function checkSemantics(def: HandlerDefinition, c: HandlerContext): HandlerDefin
   if (def.onFailure === "block" && !spec.failureCanBlock) {
     diag("warning", joinPath(path, "onFailure"), `onFailure "block" has no effect on ${event}`);
   }
+  if (def.type === "http") checkHeaderVariables(def, c);
   if (def.type === "command") {
     if (def.shell === "powershell") {
       diag("error", joinPath(path, "shell"), "PowerShell hooks are not supported; this handler never runs");
@@ -135,6 +141,30 @@ function checkSemantics(def: HandlerDefinition, c: HandlerContext): HandlerDefin
     }
   }
   return def;
+}
+
+/**
+ * A header naming a variable it will never get is sent with an empty value: a hook that
+ * authenticates with it fails, and one meant to carry a provider key must not get it unasked.
+ */
+function checkHeaderVariables(def: HttpHandlerDef, c: HandlerContext): void {
+  const allowed = new Set(def.allowedEnvVars ?? []);
+  const policy = c.envPolicy ?? DEFAULT_ENV_POLICY;
+  for (const [header, value] of Object.entries(def.headers ?? {})) {
+    for (const name of new Set(headerVariables(value))) {
+      const at = joinPath(joinPath(c.path, "headers"), header);
+      const removed = policy.removal(name, "httpHeaders");
+      if (!allowed.has(name)) {
+        c.diag("warning", at, `$${name} is not in allowedEnvVars: the header is sent with it empty`);
+      } else if (removed !== undefined) {
+        c.diag(
+          "warning",
+          at,
+          `$${name} is removed by the environment policy (${describeRemoval(removed)}): the header is sent with it empty unless commandHooks.passEnv lists it`,
+        );
+      }
+    }
+  }
 }
 
 function fieldHint(key: string, dialect: Dialect): string {

@@ -1,4 +1,5 @@
 import { dirname, isAbsolute, resolve } from "node:path";
+import { createEnvPolicy, type EnvPolicy } from "../core/env-policy.js";
 import { parseModelSpec } from "../models/spec.js";
 import type { PluginEntry } from "../plugins/config.js";
 import type { GatehouseOptions } from "../runtime/gatehouse.js";
@@ -49,6 +50,11 @@ export interface ResolvedSettings {
    * local), gatehouse.json's `hooks`, `--settings`, and Code Puppy's when `commandHooks.codePuppy` says so.
    */
   readonly commandHooks: NonNullable<GatehouseOptions["commandHooks"]>;
+  /**
+   * What the Bash tool, command hooks (and their `http` headers) and MCP servers may see of the
+   * environment: `environment.deny`, `tools.bash.passEnv`, `commandHooks.passEnv`.
+   */
+  readonly envPolicy: EnvPolicy;
 }
 
 /**
@@ -94,7 +100,18 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
       ...(config.hookTimeouts === undefined ? {} : { hooks: config.hookTimeouts }),
     },
     commandHooks: commandHooks(config, input, env),
+    envPolicy: envPolicyOf(config),
   };
+}
+
+function envPolicyOf(config: GatehouseConfig): EnvPolicy {
+  const bash = config.tools?.bash?.passEnv;
+  const hooks = config.commandHooks?.passEnv;
+  const deny = config.environment?.deny;
+  return createEnvPolicy({
+    ...(deny === undefined ? {} : { deny }),
+    passEnv: { ...(bash === undefined ? {} : { bash }), ...(hooks === undefined ? {} : { commandHooks: hooks }) },
+  });
 }
 
 function commandHooks(
@@ -116,7 +133,6 @@ function commandHooks(
       ...(env.HOME ? { homeDir: env.HOME } : {}),
       ...(env.PATH === undefined ? {} : { pathVar: env.PATH }),
     },
-    ...(options.passEnv === undefined ? {} : { passEnv: options.passEnv }),
   };
 }
 

@@ -64,9 +64,33 @@ export const GatehouseConfigSchema = z
       .strictObject({
         allow: z.array(z.string().min(1)).optional().describe("Only these tools (names or globs) are offered."),
         deny: z.array(z.string().min(1)).optional().describe("These tools are never offered, even when allowed."),
+        bash: z
+          .strictObject({
+            passEnv: z
+              .array(z.string().min(1))
+              .optional()
+              .describe(
+                "Variables the environment policy removes (provider keys, GATEHOUSE_* secrets, environment.deny) that the Bash tool's commands may see anyway. Names, or patterns with *.",
+              ),
+          })
+          .optional()
+          .describe("The built-in Bash tool."),
       })
       .optional()
       .describe("Which tools the model may use; deny wins over allow."),
+    environment: z
+      .strictObject({
+        deny: z
+          .array(z.string().min(1))
+          .optional()
+          .describe(
+            "Further variables to remove from every process Gatehouse starts for the model or a hook (Bash tool, command hooks, MCP servers) and from http hook headers: names, or patterns with * (STRIPE_*). Provider keys and GATEHOUSE_* secrets are always removed.",
+          ),
+      })
+      .optional()
+      .describe(
+        "The environment policy: what the Bash tool, command hooks and MCP servers do not inherit. tools.bash.passEnv and commandHooks.passEnv add variables back for one of them; an MCP server's env sets its own.",
+      ),
     store: StoreSchema.optional().describe(
       'Where sessions are stored: a postgres:// URL, "memory", or a SQLite file path (relative to this file\'s folder). GATEHOUSE_DATABASE_URL overrides it. Default: .gatehouse/gatehouse.db in the data folder.',
     ),

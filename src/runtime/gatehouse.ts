@@ -6,6 +6,7 @@ import {
   type LoadCommandHookSourcesOptions,
   loadCommandHookSources,
 } from "../command-hooks/sources.js";
+import { DEFAULT_ENV_POLICY, type EnvPolicy } from "../core/env-policy.js";
 import { HookEngine } from "../hooks/engine.js";
 import type { TimeoutOverrides } from "../hooks/registry.js";
 import { resolveModel } from "../models/index.js";
@@ -61,13 +62,19 @@ export interface GatehouseOptions {
   /** Where keys and provider settings are read. Default: process.env. */
   readonly env?: NodeJS.ProcessEnv;
   /**
+   * What command hooks (and their `http` headers) and MCP servers started here may see of `env`.
+   * Default: model-provider keys and Gatehouse's secrets removed. (Tools given in `tools` carry
+   * their own: `builtinTools({ bash: { envPolicy } })`.)
+   */
+  readonly envPolicy?: EnvPolicy;
+  /**
    * Claude Code command hooks: handlers already loaded, or where to load them from (the
    * settings files, gatehouse.json's `hooks`, `--settings`). Diagnostics go to the logger.
    */
   readonly commandHooks?: {
     readonly handlers?: readonly ConfiguredHandler[];
     readonly load?: Omit<LoadCommandHookSourcesOptions, "projectDir" | "homeDir"> & { readonly homeDir?: string };
-    /** Provider credentials hooks may see (all others are removed from their environment). */
+    /** Variables the environment policy removes that hooks may see anyway (added to `envPolicy`'s list). */
     readonly passEnv?: readonly string[];
   };
 }
@@ -114,6 +121,10 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
   };
   const engine = new HookEngine({ logger, ...(options.config?.hooks ? { timeouts: options.config.hooks } : {}) });
   const plugins = new PluginHost(engine, { cwd: config.cwd, logger });
+  const passEnv = options.commandHooks?.passEnv;
+  const envPolicy = (options.envPolicy ?? DEFAULT_ENV_POLICY).extend(
+    passEnv === undefined ? {} : { passEnv: { commandHooks: passEnv } },
+  );
   let store: SessionStore | undefined;
   let deps: RuntimeDeps | undefined;
   let approver = options.approver;
@@ -131,7 +142,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       });
     }
     if (options.pluginEntries) await plugins.load(options.pluginEntries, config.cwd);
-    const commandHandlers = loadCommandHooks(options, config.cwd, logger);
+    const commandHandlers = loadCommandHooks(options, config.cwd, envPolicy, logger);
     if (commandHandlers.length) {
       // The dispatcher, executor and protocol schemas load only when some command hook is configured.
       const { createCommandHooksPlugin } = await import("../command-hooks/plugin.js");
@@ -140,7 +151,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
         store: () => store as SessionStore,
         projectDir: config.cwd,
         ...(options.env ? { env: options.env } : {}),
-        ...(options.commandHooks?.passEnv ? { passEnv: options.commandHooks.passEnv } : {}),
+        envPolicy,
       });
       await plugins.add(bound.plugin, { trusted: true });
       approver = bound.approver(options.approver);
@@ -158,7 +169,12 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     if (options.mcpServers && Object.keys(options.mcpServers).length) {
       // The MCP SDK (and its ajv, zod-to-json-schema, eventsource…) loads only when servers are configured.
       const { connectMcpServers } = await import("../tools/mcp.js");
-      mcp = await connectMcpServers(options.mcpServers, { cwd: config.cwd, logger: mcpLogger(logger) });
+      mcp = await connectMcpServers(options.mcpServers, {
+        cwd: config.cwd,
+        logger: mcpLogger(logger),
+        envPolicy,
+        ...(options.env ? { env: options.env } : {}),
+      });
       for (const d of mcp.diagnostics) logger.warn(`MCP server "${d.server}": ${d.message}`);
       for (const tool of mcp.tools) tools.set(tool.name, tool);
     }
@@ -233,12 +249,13 @@ function mcpLogger(logger: HostLogger): McpLogger {
 function loadCommandHooks(
   options: GatehouseOptions,
   projectDir: string,
+  envPolicy: EnvPolicy,
   logger: HostLogger,
 ): readonly ConfiguredHandler[] {
   const { commandHooks } = options;
   if (!commandHooks) return [];
   if (!commandHooks.load) return commandHooks.handlers ?? [];
-  const loaded = loadCommandHookSources({ homeDir: homedir(), ...commandHooks.load, projectDir });
+  const loaded = loadCommandHookSources({ homeDir: homedir(), envPolicy, ...commandHooks.load, projectDir });
   for (const d of loaded.diagnostics) (d.level === "error" ? logger.error : logger.warn)(formatDiagnostic(d));
   return [...(commandHooks.handlers ?? []), ...loaded.handlers];
 }

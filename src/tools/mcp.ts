@@ -2,7 +2,6 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -12,6 +11,7 @@ import {
   type Tool as McpToolDefinition,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { DEFAULT_ENV_POLICY, type Env, type EnvPolicy } from "../core/env-policy.js";
 import { VERSION } from "../version.js";
 import {
   expandServerConfig,
@@ -20,6 +20,7 @@ import {
   McpServerConfigSchema,
   type McpServersConfig,
 } from "./mcp-config.js";
+import { GroupStdioTransport } from "./mcp-stdio.js";
 import { type Tool, ToolError } from "./types.js";
 
 export * from "./mcp-config.js";
@@ -46,8 +47,15 @@ export interface ConnectMcpOptions {
   readonly startupTimeoutMs?: number;
   /** Per tool call (default 10 min); the run's signal can still cancel sooner. */
   readonly toolTimeoutMs?: number;
-  /** Where `${VAR}` in the config is looked up (default process.env). */
-  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Where `${VAR}` in the config is looked up, and what stdio servers inherit from (default process.env). */
+  readonly env?: Env;
+  /**
+   * What of `env` a stdio server inherits (default: the MCP SDK's minimal set — PATH, HOME, … —
+   * with provider keys and Gatehouse's secrets removed). The server's own `env` comes on top.
+   */
+  readonly envPolicy?: EnvPolicy;
+  /** Between closing a stdio server's stdin, SIGTERM and SIGKILL to its process group (default 1000 ms). */
+  readonly killGraceMs?: number;
 }
 
 export interface McpConnection {
@@ -177,17 +185,18 @@ async function connectStdio(
 ): Promise<Client> {
   const command = config.command as string;
   const cwd = path.resolve(options.cwd, config.cwd ?? ".");
-  const transport = new StdioClientTransport({
+  const policy = options.envPolicy ?? DEFAULT_ENV_POLICY;
+  const transport = new GroupStdioTransport({
     command,
     ...(config.args !== undefined ? { args: config.args } : {}),
-    // The SDK's minimal inherited environment (PATH, HOME, …): model-provider keys and other
-    // secrets of this process do not leak into third-party servers unless the config passes them.
-    env: { ...getDefaultEnvironment(), ...config.env },
+    // Third-party servers get a minimal environment under the policy, plus what their entry's
+    // `env` gives them: the one way to hand a server a key.
+    env: { ...policy.environment(options.env ?? process.env, "mcp"), ...config.env },
     cwd,
-    stderr: "pipe",
+    ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
   });
   let stderrTail = "";
-  transport.stderr?.on("data", (chunk: Buffer) => {
+  transport.stderr.on("data", (chunk: Buffer) => {
     const text = chunk.toString("utf8");
     stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
     options.logger?.debug({ server: name }, text.trimEnd());

@@ -11,6 +11,8 @@ const TSX = import.meta.resolve("tsx");
 
 export interface CliResult {
   readonly code: number | null;
+  /** The signal that ended the process, when one did (then `code` is null). */
+  readonly signal?: NodeJS.Signals;
   readonly stdout: string;
   readonly stderr: string;
 }
@@ -27,6 +29,11 @@ export interface CliOptions {
   readonly onStderr?: (soFar: string, child: ChildProcess) => void;
   /** The same for stdout. */
   readonly onStdout?: (soFar: string, child: ChildProcess) => void;
+}
+
+/** The argv that runs `gatehouse …` (node, the loader, the CLI), for tests that start it themselves (in tmux). */
+export function cliArgv(args: readonly string[]): string[] {
+  return [process.execPath, "--import", TSX, MAIN, ...args];
 }
 
 /** Runs `gatehouse …` as a child process, as a user would. */
@@ -54,7 +61,7 @@ export function runCli(preload: readonly string[], args: readonly string[], opti
       options.onStderr?.(stderr, child);
     });
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.on("close", (code, signal) => resolve({ code, stdout, stderr, ...(signal === null ? {} : { signal }) }));
     if (options.keepStdinOpen) child.stdin.write(options.input ?? "");
     else child.stdin.end(options.input ?? "");
   });

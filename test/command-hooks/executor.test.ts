@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, readFileSync, watch } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { runCommandHandler } from "../../src/command-hooks/executor.js";
-import { isDead } from "../../src/command-hooks/process-group.js";
 import { NO_DECISION_BLOCK_REASON } from "../../src/command-hooks/verdict.js";
+import { isDead } from "../../src/core/process-groups.js";
 import { execHook, execOptions, hook, inputFor, PROJECT_DIR_PLACEHOLDER, shellHook, tempDir } from "./helpers.js";
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8"));

@@ -92,7 +92,12 @@ describe("resolveSettings", () => {
     const s = resolveSettings({
       config: {
         hooks,
-        commandHooks: { codePuppy: true, dialects: { config: "claude-2025" }, onFailure: "block", passEnv: ["K"] },
+        commandHooks: {
+          codePuppy: true,
+          dialects: { config: "claude-2025" },
+          onFailure: "block",
+          passEnv: ["OPENAI_API_KEY"],
+        },
       },
       file,
       cwd,
@@ -107,10 +112,30 @@ describe("resolveSettings", () => {
         homeDir: "/home/u",
         pathVar: "/bin",
       },
-      passEnv: ["K"],
     });
+    // passEnv goes to the environment policy, for command hooks only.
+    assert.equal(s.envPolicy.allows("OPENAI_API_KEY", "bash"), false);
+    assert.equal(s.envPolicy.allows("OPENAI_API_KEY", "commandHooks"), true);
     // The settings files are read even without gatehouse.json.
     assert.deepEqual(resolveSettings({ config: {}, cwd, env: {} }).commandHooks, { load: {} });
+  });
+
+  test("the environment policy: environment.deny for every consumer, each passEnv for its own", () => {
+    const s = resolveSettings({
+      config: {
+        environment: { deny: ["STRIPE_*"] },
+        tools: { bash: { passEnv: ["OPENAI_API_KEY"] } },
+        commandHooks: { passEnv: ["ANTHROPIC_API_KEY"] },
+      },
+      cwd,
+      env: {},
+    });
+    const sees = (name: string) =>
+      (["bash", "commandHooks", "httpHeaders", "mcp"] as const).filter((c) => s.envPolicy.allows(name, c));
+    assert.deepEqual(sees("STRIPE_KEY"), []);
+    assert.deepEqual(sees("OPENAI_API_KEY"), ["bash"]);
+    assert.deepEqual(sees("ANTHROPIC_API_KEY"), ["commandHooks", "httpHeaders"]);
+    assert.deepEqual(sees("APP"), ["bash", "commandHooks", "httpHeaders"]);
   });
 
   test("command hooks: gatehouse.json's disableAllHooks is passed to the config source, with or without hooks", () => {

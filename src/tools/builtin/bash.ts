@@ -2,6 +2,8 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { DEFAULT_ENV_POLICY, type Env, type EnvPolicy } from "../../core/env-policy.js";
+import { trackGroup } from "../../core/process-groups.js";
 import { type Tool, ToolError } from "../types.js";
 import { CappedText } from "./capped-text.js";
 
@@ -44,7 +46,10 @@ export interface BashOptions {
   readonly maxOutputChars?: number;
   /** Time between SIGTERM and SIGKILL to the process group, and after SIGKILL before giving up on its pipes. */
   readonly killGraceMs?: number;
-  readonly env?: NodeJS.ProcessEnv;
+  /** The environment the command's is made from (default: process.env), before the policy removes what it must. */
+  readonly env?: Env;
+  /** What of `env` the command may see (default: provider keys and Gatehouse's secrets removed). */
+  readonly envPolicy?: EnvPolicy;
 }
 
 let detectedShell: string | undefined;
@@ -70,7 +75,7 @@ export function createBashTool(options: BashOptions = {}): Tool<BashInput, BashO
       const result = await runShellCommand(input.command, {
         shell: options.shell ?? defaultShell(),
         cwd: ctx.cwd,
-        env: options.env ?? process.env,
+        env: (options.envPolicy ?? DEFAULT_ENV_POLICY).environment(options.env ?? process.env, "bash"),
         signal: ctx.signal,
         timeoutMs,
         maxOutputChars,
@@ -99,6 +104,7 @@ export function createBashTool(options: BashOptions = {}): Tool<BashInput, BashO
 export interface RunShellOptions {
   readonly shell: string;
   readonly cwd: string;
+  /** Passed as it is: the caller applies the environment policy. */
   readonly env: NodeJS.ProcessEnv;
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
@@ -130,6 +136,7 @@ export function runShellCommand(command: string, opts: RunShellOptions): Promise
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
+    const untrack = child.pid === undefined ? () => {} : trackGroup(child.pid);
     let interruptedBy: "timeout" | "abort" | undefined;
     let exitCode: number | null = null;
     let exitSignal: NodeJS.Signals | null = null;
@@ -158,6 +165,7 @@ export function runShellCommand(command: string, opts: RunShellOptions): Promise
     const onAbort = () => interrupt("abort");
     const cleanup = () => {
       settled = true;
+      untrack();
       for (const t of timers) clearTimeout(t);
       opts.signal.removeEventListener("abort", onAbort);
     };

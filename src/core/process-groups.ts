@@ -1,6 +1,40 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 
+/**
+ * Process groups: every process Gatehouse starts on the model's or a hook's behalf (a Bash tool
+ * call, a command hook, an MCP stdio server) is the leader of its own group, so that killing the
+ * group kills whatever it started too. While a group runs it is tracked here, process-wide, so
+ * that a shutdown can reach all of them at once: `killTrackedGroups` on a second Ctrl-C, and at
+ * the latest on the process's `exit` event (a SIGKILL, synchronous, nothing left behind). A
+ * member that calls `setsid` leaves the group and escapes this; there is no sandbox.
+ */
+const tracked = new Set<number>();
+let exitHookInstalled = false;
+
+/** Tracks a group until the returned function is called (when its leader was reaped). */
+export function trackGroup(pgid: number): () => void {
+  tracked.add(pgid);
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on("exit", () => killTrackedGroups("SIGKILL"));
+  }
+  return () => {
+    tracked.delete(pgid);
+  };
+}
+
+/** Signals every tracked group; returns how many there were. */
+export function killTrackedGroups(signal: NodeJS.Signals): number {
+  for (const pgid of tracked) killGroup(pgid, signal);
+  return tracked.size;
+}
+
+/** The groups tracked right now (for tests and diagnostics). */
+export function trackedGroups(): readonly number[] {
+  return [...tracked];
+}
+
 /** Signals every process of a group; a group that is already gone is not an error. */
 export function killGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
