@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline";
 import type { ApprovalDecision, ApprovalRequest, Approver } from "../runtime/types.js";
-import { type OutStream, oneLine } from "./output.js";
+import type { OutStream } from "./output.js";
+import { terminalLine } from "./terminal.js";
 
 /** Where the terminal approver asks (stderr) and reads the answer (stdin). */
 export interface TerminalApproverIO {
@@ -44,13 +45,13 @@ function interactive(io: TerminalApproverIO): boolean {
 
 function ask(io: TerminalApproverIO, request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
   if (signal.aborted) return Promise.resolve("deny");
-  const tool = oneLine(request.toolName);
-  const title = oneLine(request.title);
+  const tool = terminalLine(request.toolName);
+  const title = terminalLine(request.title);
   // A hook's default title is already the question: not "Allow Bash? Allow Bash?".
   const question = `Allow ${tool}? ${title === `Allow ${tool}?` ? "" : `${title} `}[y]es once / [a]lways / [n]o: `;
   const details = [request.description, inputSummary(request.params)]
-    .filter((line): line is string => line !== undefined && oneLine(line) !== "")
-    .map((line) => `  ${oneLine(line)}\n`)
+    .filter((line): line is string => line !== undefined && terminalLine(line) !== "")
+    .map((line) => `  ${terminalLine(line)}\n`)
     .join("");
 
   return new Promise((resolve) => {

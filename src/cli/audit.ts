@@ -74,7 +74,7 @@ export async function audit(flags: AuditFlags, io: CommandIO, now: () => Date = 
       return (await store.listAudit(filter)).filter((r) => Date.parse(r.at) >= from).slice(-limit);
     });
     if (flags.json) {
-      await output.writeOut(io.stdout, `${JSON.stringify(records.map(shown))}\n`);
+      await output.writeJson(io.stdout, records.map(shown));
       return EXIT.ok;
     }
     if (records.length === 0) {
@@ -93,12 +93,12 @@ export async function audit(flags: AuditFlags, io: CommandIO, now: () => Date = 
     };
     const rows = records.map((r) => [
       shortTime(r.at),
-      output.oneLine(r.hook),
-      output.oneLine(r.pluginId),
+      output.terminalLine(r.hook),
+      output.terminalLine(r.pluginId),
       r.outcome,
-      r.category === null ? "-" : output.oneLine(r.category),
-      r.sessionId === null ? "-" : output.oneLine(r.sessionId),
-      r.runId === null ? "-" : output.oneLine(r.runId),
+      r.category === null ? "-" : output.terminalLine(r.category),
+      r.sessionId === null ? "-" : output.terminalLine(r.sessionId),
+      r.runId === null ? "-" : output.terminalLine(r.runId),
     ]);
     await output.writeOut(
       io.stdout,

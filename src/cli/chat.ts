@@ -8,8 +8,9 @@ import pc from "picocolors";
 import type { RunStream } from "../runtime/gatehouse.js";
 import type { ApprovalAnswer, ApprovalRequest, Approver, RunEvent, RunInput, RunResult } from "../runtime/types.js";
 import { ENVIRONMENT_HELP, EXIT } from "./exit.js";
-import { createCliLogger, type OutStream, oneLine } from "./output.js";
+import { createCliLogger, type OutStream } from "./output.js";
 import { exitCodeFor, ignoreClosedTerminal, leaveBy, onSignals, type StopSignal } from "./signals.js";
+import { TerminalSanitizer, terminalLine } from "./terminal.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -352,7 +353,7 @@ export async function chatSession(options: ChatSessionOptions): Promise<ChatSumm
       const outcome = result?.outcome ?? (controller.signal.aborted ? "cancelled" : "failed");
       if (outcome === "cancelled") view.note(c.yellow("turn cancelled"), "turn cancelled");
       else if (outcome === "failed") {
-        const message = `run failed: ${oneLine(result?.error ?? failure ?? "unknown error")}`;
+        const message = `run failed: ${terminalLine(result?.error ?? failure ?? "unknown error")}`;
         view.note(c.red(`✗ ${message}`), message);
       } else if (tty && !shown.streamed && !shown.final && outcome !== "blocked") view.line(c.dim("(no reply)"));
       return "done" as const;
@@ -378,7 +379,7 @@ export async function chatSession(options: ChatSessionOptions): Promise<ChatSumm
         },
         // A line typed while the last turn ran: show it where its prompt would have been.
         (queued) => {
-          if (tty) output.write(`${promptText}${queued}\n`);
+          if (tty) output.write(`${promptText}${terminalLine(queued)}\n`);
         },
       );
       if (line === null) break;
@@ -495,14 +496,15 @@ function render(event: RunEvent, shown: TurnView, view: View, c: Colors): void {
     }
     case "tool-result": {
       // Emitted only after after_tool_call passed; a withheld output is already the notice.
-      const label = shown.labels.get(event.toolCallId) ?? oneLine(event.toolName);
-      if (event.withheld) view.line(`${c.yellow("✓")} ${label} ${c.yellow(`— ${oneLine(outputText(event.output))}`)}`);
+      const label = shown.labels.get(event.toolCallId) ?? terminalLine(event.toolName);
+      if (event.withheld)
+        view.line(`${c.yellow("✓")} ${label} ${c.yellow(`— ${terminalLine(outputText(event.output))}`)}`);
       else if (event.isError) view.line(`${c.red("✗")} ${label} ${c.dim(`— ${clip(outputText(event.output), 200)}`)}`);
       else view.line(`${c.green("✓")} ${label}`);
       return;
     }
     case "tool-blocked":
-      view.line(`${c.yellow("✗")} ${oneLine(event.toolName)} ${c.yellow(`— ${oneLine(event.message)}`)}`);
+      view.line(`${c.yellow("✗")} ${terminalLine(event.toolName)} ${c.yellow(`— ${terminalLine(event.message)}`)}`);
       return;
     case "approval-requested":
       view.settle();
@@ -512,7 +514,11 @@ function render(event: RunEvent, shown: TurnView, view: View, c: Colors): void {
       return;
     case "blocked":
       // Only what the event says: the user-facing message and who blocked, never a reason.
-      view.line(c.red(`⛔ blocked by ${oneLine(event.pluginId)} (${oneLine(event.hook)}): ${oneLine(event.message)}`));
+      view.line(
+        c.red(
+          `⛔ blocked by ${terminalLine(event.pluginId)} (${terminalLine(event.hook)}): ${terminalLine(event.message)}`,
+        ),
+      );
       return;
     case "run-end":
       return;
@@ -521,13 +527,15 @@ function render(event: RunEvent, shown: TurnView, view: View, c: Colors): void {
 
 /**
  * The terminal as the chat uses it: streamed text, whole lines, and on a TTY one transient
- * progress line (rewritten with `\r`, erased before anything else is written).
+ * progress line (rewritten with `\r`, erased before anything else is written). Streamed text
+ * goes through one sanitizer, so an escape sequence split across deltas is caught too.
  */
 class View {
   /** A progress line is on screen. */
   private status = false;
   /** The cursor is not at the start of a line. */
   private open = false;
+  private readonly sanitizer = new TerminalSanitizer();
 
   constructor(
     private readonly out: NodeJS.WritableStream,
@@ -537,10 +545,14 @@ class View {
   ) {}
 
   text(text: string): void {
-    if (text === "") return;
+    this.write(this.sanitizer.push(text));
+  }
+
+  private write(shown: string): void {
+    if (shown === "") return;
     this.clearProgress();
-    this.out.write(text);
-    this.open = !text.endsWith("\n");
+    this.out.write(shown);
+    this.open = !shown.endsWith("\n");
   }
 
   line(text: string): void {
@@ -561,8 +573,9 @@ class View {
     this.status = true;
   }
 
-  /** No progress line, and the cursor at the start of a line. */
+  /** No progress line, and the cursor at the start of a line (text held back by the sanitizer shown first). */
   settle(): void {
+    this.write(this.sanitizer.end());
     this.clearProgress();
     if (this.open) {
       this.out.write("\n");
@@ -581,7 +594,7 @@ class View {
 const LABEL_FIELDS = ["file_path", "command", "pattern", "path", "url", "query", "description", "prompt"];
 
 function toolLabel(toolName: string, input: unknown): string {
-  const name = oneLine(toolName);
+  const name = terminalLine(toolName);
   if (!input || typeof input !== "object") return name;
   const fields = input as Record<string, unknown>;
   const key =
@@ -600,7 +613,7 @@ function outputText(output: unknown): string {
 }
 
 function clip(text: string, max: number): string {
-  const flat = oneLine(text);
+  const flat = terminalLine(text);
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 

@@ -62,7 +62,7 @@ export async function configCommand(flags: ConfigFlags, io: CommandIO): Promise<
     const store = L.storeOptionsFor(project.settings, io);
     const resolved = resolvedConfig(project, store, flags, io, runtime.DEFAULTS, credentials.isProviderCredential);
     if (flags.json) {
-      await output.writeOut(io.stdout, `${JSON.stringify(resolved)}\n`);
+      await output.writeJson(io.stdout, resolved);
       return EXIT.ok;
     }
     await output.writeOut(io.stdout, render(resolved, output.colorsFor(io.stdout, io.env)));

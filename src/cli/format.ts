@@ -1,5 +1,6 @@
 // Text helpers for the listing commands: pure functions (node:path only).
 import { isAbsolute, relative } from "node:path";
+import { terminalText } from "./terminal.js";
 
 /** Left-aligned columns two spaces apart; the last column is not padded. `paint` colors a cell after padding. */
 export function table(
@@ -38,17 +39,9 @@ export function duration(ms: number): string {
   return `${minutes}m ${String(Math.round((ms % 60_000) / 1000)).padStart(2, "0")}s`;
 }
 
-/**
- * Text from the store or a model, made safe for a terminal: control characters other than
- * newline and tab (escape sequences included) become U+FFFD, so a message cannot repaint the screen.
- */
-export function safeText(text: string): string {
-  return text.replace(/\r\n/g, "\n").replace(/[\p{Cc}]/gu, (c) => (c === "\n" || c === "\t" ? c : "\uFFFD"));
-}
-
 /** One line of at most `max` characters (whitespace runs collapsed), with `…` when cut. */
 export function clip(text: string, max: number): string {
-  const flat = safeText(text).replace(/\s+/g, " ").trim();
+  const flat = terminalText(text).replace(/\s+/g, " ").trim();
   return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1))}…`;
 }
 

@@ -234,7 +234,10 @@ export function hooksList(flags: HooksListFlags, io: CliIO): Promise<ExitCode> {
       .sort((a, b) => order(a.h) - order(b.h) || a.i - b.i)
       .map(({ h }) => h);
     if (flags.json) {
-      await L.writeOut(io.stdout, `${JSON.stringify(handlers.map((h) => describeHandler(io.cwd, h)))}\n`);
+      await L.writeJson(
+        io.stdout,
+        handlers.map((h) => describeHandler(io.cwd, h)),
+      );
       return EXIT.ok;
     }
     if (handlers.length === 0) {
@@ -247,7 +250,7 @@ export function hooksList(flags: HooksListFlags, io: CliIO): Promise<ExitCode> {
       h.source,
       h.dialect,
       h.definition.type,
-      L.oneLine(commandText(h)),
+      L.terminalLine(commandText(h)),
       seconds(h.timeoutMs),
     ]);
     await L.writeOut(
@@ -281,7 +284,7 @@ function describeHandler(cwd: string, h: ConfiguredHandler) {
 
 function matcherText(L: Lib, h: ConfiguredHandler): string {
   if (L.EVENT_SPECS[h.event].matcherField === null) return "-";
-  return h.matcher === undefined || h.matcher === "" ? "*" : L.oneLine(h.matcher);
+  return h.matcher === undefined || h.matcher === "" ? "*" : L.terminalLine(h.matcher);
 }
 
 function commandText(h: ConfiguredHandler): string {
@@ -331,7 +334,7 @@ export function hooksCheck(flags: HooksCheckFlags, io: CliIO): Promise<ExitCode>
         message: d.message,
       }));
       const report = { errors, warnings, handlers: loaded.handlers.length, disabled: loaded.disabled, diagnostics };
-      await L.writeOut(io.stdout, `${JSON.stringify(report)}\n`);
+      await L.writeJson(io.stdout, report);
       return status;
     }
     const lines = loaded.diagnostics.map((d) => formatted(L, io.cwd, d));
@@ -339,7 +342,7 @@ export function hooksCheck(flags: HooksCheckFlags, io: CliIO): Promise<ExitCode>
       loaded.diagnostics.length === 0 ? "no problems" : `${plural(errors, "error")}, ${plural(warnings, "warning")}`;
     const disabled = loaded.disabled ? " (all disabled by disableAllHooks)" : "";
     lines.push(`${counts}; ${plural(loaded.handlers.length, "handler")}${disabled}`);
-    await L.writeOut(io.stdout, lines.map((l) => `${L.oneLine(l)}\n`).join(""));
+    await L.writeOut(io.stdout, lines.map((l) => `${L.terminalLine(l)}\n`).join(""));
     return status;
   });
 }
@@ -381,7 +384,7 @@ export function hooksTest(eventName: string, flags: HooksTestFlags, io: CliIO): 
     if (!L.isCommandHookEvent(eventName)) {
       throw new Stop(
         EXIT.usage,
-        `unknown event "${L.oneLine(eventName)}"; expected one of ${L.COMMAND_HOOK_EVENTS.join(", ")}`,
+        `unknown event "${L.terminalLine(eventName)}"; expected one of ${L.COMMAND_HOOK_EVENTS.join(", ")}`,
       );
     }
     const event = eventName;
@@ -428,7 +431,7 @@ export function hooksTest(eventName: string, flags: HooksTestFlags, io: CliIO): 
           merged: mergedJson(merged),
           handlers: merged.runs.map((r) => ({ ...describeHandler(io.cwd, r.handler), ...outcomeJson(r.outcome) })),
         };
-        await L.writeOut(io.stdout, `${JSON.stringify(report)}\n`);
+        await L.writeJson(io.stdout, report);
       } else {
         await L.writeOut(io.stdout, testReport(L, event, payload, merged));
       }
@@ -511,7 +514,7 @@ function mergedJson(m: MergedVerdict) {
 function testReport(L: Lib, event: CommandHookEvent, payload: Record<string, unknown>, m: MergedVerdict): string {
   const field = L.EVENT_SPECS[event].matcherField;
   const value = field === null ? undefined : payload[field];
-  const what = typeof value === "string" ? `${event} (${field} ${JSON.stringify(value)})` : event;
+  const what = typeof value === "string" ? `${event} (${field} ${L.terminalLine(JSON.stringify(value))})` : event;
   const out: string[] = [];
   if (m.runs.length === 0) out.push(`no handler matches ${what}\n`);
   else {
@@ -521,23 +524,23 @@ function testReport(L: Lib, event: CommandHookEvent, payload: Record<string, unk
       const error = v.error === undefined ? "" : `${v.error}${v.errorDetail ? `: ${v.errorDetail}` : ""}`;
       return [
         handler.source,
-        L.oneLine(commandText(handler)),
+        L.terminalLine(commandText(handler)),
         exitText(outcome),
         `${Math.round(outcome.durationMs)} ms`,
         v.decision ?? "-",
-        L.oneLine(v.reason ?? ""),
-        L.oneLine(error),
+        L.terminalLine(v.reason ?? ""),
+        L.terminalLine(error),
       ];
     });
     out.push(table([["SOURCE", "COMMAND/URL", "EXIT", "TIME", "DECISION", "REASON", "ERROR"], ...rows]));
     for (const { handler, outcome } of m.runs) {
       if (!outcome.truncated) continue;
       out.push(
-        `truncated: ${L.oneLine(commandText(handler))}: output over the ${mebibytes(L.DEFAULT_MAX_OUTPUT_BYTES)} cap; ${outcome.droppedBytes} bytes dropped, the verdict read from what was kept\n`,
+        `truncated: ${L.terminalLine(commandText(handler))}: output over the ${mebibytes(L.DEFAULT_MAX_OUTPUT_BYTES)} cap; ${outcome.droppedBytes} bytes dropped, the verdict read from what was kept\n`,
       );
     }
   }
-  out.push(`merged: ${m.decision ?? "no decision"}${m.reason === undefined ? "" : `: ${L.oneLine(m.reason)}`}\n`);
+  out.push(`merged: ${m.decision ?? "no decision"}${m.reason === undefined ? "" : `: ${L.terminalLine(m.reason)}`}\n`);
   const extra: [string, unknown][] = [
     ["additionalContext", m.additionalContext],
     ["updatedInput", m.updatedInput],
@@ -549,7 +552,7 @@ function testReport(L: Lib, event: CommandHookEvent, payload: Record<string, unk
   ];
   for (const [key, value] of extra) {
     if (value === undefined) continue;
-    out.push(`  ${key}: ${L.oneLine(typeof value === "string" ? value : JSON.stringify(value))}\n`);
+    out.push(`  ${key}: ${L.terminalLine(typeof value === "string" ? value : JSON.stringify(value))}\n`);
   }
   return out.join("");
 }

@@ -1,5 +1,8 @@
 import pc from "picocolors";
 import type { HostLogger } from "../plugins/host.js";
+import { terminalJson, terminalLine } from "./terminal.js";
+
+export { terminalLine, terminalText } from "./terminal.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -26,9 +29,10 @@ export interface CliLogger extends HostLogger {
 }
 
 /**
- * Diagnostics for stderr: one line a call, `gatehouse: ` first, control characters flattened so
- * nothing a message carries can forge a second line. `GATEHOUSE_LOG_LEVEL` (debug, info, warn,
- * error; default warn) sets how much is shown.
+ * Diagnostics for stderr: one line a call, `gatehouse: ` first, sanitized for the terminal
+ * (escape sequences and controls shown as placeholders, newlines flattened) so nothing a message
+ * carries can forge a second line or repaint the screen. `GATEHOUSE_LOG_LEVEL` (debug, info,
+ * warn, error; default warn) sets how much is shown.
  */
 export function createCliLogger(stream: OutStream, env: Env): CliLogger {
   const wanted = LEVELS.indexOf((env.GATEHOUSE_LOG_LEVEL ?? "").toLowerCase() as Level);
@@ -37,7 +41,7 @@ export function createCliLogger(stream: OutStream, env: Env): CliLogger {
   const paint: Record<Level, (s: string) => string> = { debug: c.dim, info: c.dim, warn: c.yellow, error: c.red };
   const line = (level: Level) => (message: string) => {
     if (LEVELS.indexOf(level) < threshold) return;
-    stream.write(`${paint[level]("gatehouse:")} ${oneLine(message)}\n`);
+    stream.write(`${paint[level]("gatehouse:")} ${terminalLine(message)}\n`);
   };
   const logger = { debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") };
   return {
@@ -46,9 +50,9 @@ export function createCliLogger(stream: OutStream, env: Env): CliLogger {
   };
 }
 
-/** Every control character (newlines included) becomes a space. */
-export function oneLine(text: string): string {
-  return text.replace(/\p{Cc}+/gu, " ").trimEnd();
+/** `--json` output: one JSON line, escaped for a terminal (`terminalJson`). */
+export function writeJson(stream: OutStream, value: unknown): Promise<void> {
+  return writeOut(stream, `${terminalJson(value)}\n`);
 }
 
 /** Resolves once `text` has been handed to the stream (so `process.exit` loses nothing). */

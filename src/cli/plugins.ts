@@ -111,7 +111,10 @@ export async function pluginsCommand(
       plugins = plugins.filter((p) => p.id === id);
       if (plugins.length === 0) {
         const known = report.plugins.map((p) => p.id).join(", ") || "none";
-        throw new L.CliStop(EXIT.failed, `no plugin "${output.oneLine(id)}" (configured: ${output.oneLine(known)})`);
+        throw new L.CliStop(
+          EXIT.failed,
+          `no plugin "${output.terminalLine(id)}" (configured: ${output.terminalLine(known)})`,
+        );
       }
     }
     const shown: Report = { plugins, diagnostics: id === undefined ? report.diagnostics : [] };
@@ -125,11 +128,14 @@ export async function pluginsCommand(
             refused: refused.length,
             problems: diagnostics.length,
           }));
-      await output.writeOut(io.stdout, `${JSON.stringify(value)}\n`);
+      await output.writeJson(io.stdout, value);
     } else if (plugins.length === 0) {
       await output.writeOut(io.stdout, "no plugins configured\n");
     } else {
-      await output.writeOut(io.stdout, flags.detail ? renderInspect(shown, c, output.oneLine) : renderList(plugins, c));
+      await output.writeOut(
+        io.stdout,
+        flags.detail ? renderInspect(shown, c, output.terminalLine) : renderList(plugins, c),
+      );
     }
     return plugins.some((p) => p.status === "failed") ? EXIT.usage : EXIT.ok;
   });
@@ -206,14 +212,14 @@ function renderList(plugins: readonly PluginReport[], c: Colors): string {
   });
 }
 
-function renderInspect(report: Report, c: Colors, oneLine: (s: string) => string): string {
+function renderInspect(report: Report, c: Colors, terminalLine: (s: string) => string): string {
   const out: string[] = [];
   for (const p of report.plugins) {
     const status =
       p.status === "failed" ? c.red(p.status) : p.status === "disabled" ? c.dim(p.status) : c.green(p.status);
     const about = [p.name, p.version].filter(Boolean).join(" ");
-    out.push(`${c.bold(oneLine(p.id))}${about ? ` (${oneLine(about)})` : ""}  ${status}\n`);
-    out.push(`  source        ${oneLine(p.source)}\n`);
+    out.push(`${c.bold(terminalLine(p.id))}${about ? ` (${terminalLine(about)})` : ""}  ${status}\n`);
+    out.push(`  source        ${terminalLine(p.source)}\n`);
     out.push(
       `  conversation  ${p.conversationAccess ? "granted" : "not granted"}${p.trusted ? " (trusted: given in code)" : ""}\n`,
     );
@@ -224,20 +230,23 @@ function renderInspect(report: Report, c: Colors, oneLine: (s: string) => string
         `priority ${r.priority}`,
         `timeout ${duration(r.timeoutMs)}`,
         `fails ${r.failure}`,
-        [r.matcher ? "matcher" : "", r.id === undefined ? "" : `id ${oneLine(r.id)}`].filter(Boolean).join(", "),
+        [r.matcher ? "matcher" : "", r.id === undefined ? "" : `id ${terminalLine(r.id)}`].filter(Boolean).join(", "),
       ]);
       out.push(table(rows, (cell, _row, column) => (column === 3 && cell.includes("closed") ? c.yellow(cell) : cell)));
     }
-    for (const r of p.refused) out.push(`  ${c.yellow("refused")} ${oneLine(r.hook)}: ${oneLine(r.message)}\n`);
+    for (const r of p.refused)
+      out.push(`  ${c.yellow("refused")} ${terminalLine(r.hook)}: ${terminalLine(r.message)}\n`);
     for (const d of p.diagnostics) {
       const level = d.level === "error" ? c.red("error") : c.yellow("warning");
-      out.push(`  ${level} ${d.hook ? `${oneLine(d.hook)}: ` : ""}${oneLine(d.message)} ${c.dim(`(${d.code})`)}\n`);
+      out.push(
+        `  ${level} ${d.hook ? `${terminalLine(d.hook)}: ` : ""}${terminalLine(d.message)} ${c.dim(`(${d.code})`)}\n`,
+      );
     }
     out.push("\n");
   }
   if (report.diagnostics.length > 0) {
     out.push(`${c.bold("Other problems")}\n`);
-    for (const line of report.diagnostics) out.push(`  ${oneLine(line)}\n`);
+    for (const line of report.diagnostics) out.push(`  ${terminalLine(line)}\n`);
   }
   return out.join("").replace(/\n\n$/, "\n");
 }

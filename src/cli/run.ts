@@ -14,8 +14,9 @@ import type { Tool } from "../tools/types.js";
 import { createTerminalApprover } from "./approver.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import { projectRelative } from "./hooks.js";
-import { type CliLogger, colorsFor, createCliLogger, type OutStream, writeOut } from "./output.js";
+import { type CliLogger, colorsFor, createCliLogger, type OutStream, writeJson, writeOut } from "./output.js";
 import { checkId, describe, loadProject, PLUGIN_NOT_LOADED, CliStop as Stop, storeOptionsFor } from "./project.js";
+import { terminalText } from "./terminal.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -291,9 +292,10 @@ async function turn(gatehouse: Gatehouse, flags: RunFlags, prompt: string, signa
 
 async function report(result: RunResult, flags: RunFlags, io: CliIO, log: CliLogger): Promise<ExitCode> {
   const c = colorsFor(io.stdout, io.env);
-  if (flags.json) await writeOut(io.stdout, `${JSON.stringify(result)}\n`);
+  if (flags.json) await writeJson(io.stdout, result);
   else if (result.reply !== null) {
-    const reply = result.reply.replace(/\n$/, "");
+    // Model text, sanitized: it must not repaint the screen, write the clipboard or reorder itself.
+    const reply = terminalText(result.reply).replace(/\n$/, "");
     await writeOut(io.stdout, `${result.outcome === "blocked" ? c.yellow(reply) : reply}\n`);
   }
   // The session id lets a person continue the conversation; scripts use --json or --session.

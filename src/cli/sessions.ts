@@ -7,8 +7,9 @@ import type { Message, Part } from "../core/message.js";
 import type { CompactionSummary, Run, Session, SessionListing, SessionStore } from "../store/types.js";
 import { COLOR_HELP, exitHelp, processIO, projectOptions, STORE_FAILED } from "./common.js";
 import { EXIT, type ExitCode } from "./exit.js";
-import { clip, duration, safeText, shortTime, table } from "./format.js";
+import { clip, duration, shortTime, table } from "./format.js";
 import type { CommandIO, Project, ProjectFlags } from "./project.js";
+import { terminalText } from "./terminal.js";
 
 export interface SessionsListFlags extends ProjectFlags {
   readonly json?: boolean;
@@ -110,7 +111,7 @@ function positiveInt(L: Lib, flag: string, value: string | undefined, fallback: 
 }
 
 function notFound(L: Lib, id: string): never {
-  throw new L.CliStop(EXIT.failed, `no session "${L.oneLine(id)}" in this project's store`);
+  throw new L.CliStop(EXIT.failed, `no session "${L.terminalLine(id)}" in this project's store`);
 }
 
 // ---- list -----------------------------------------------------------------------------------
@@ -134,7 +135,7 @@ export function sessionsList(flags: SessionsListFlags, io: CommandIO): Promise<E
     const limit = positiveInt(L, "--limit", flags.limit, 50);
     const found = await store.listSessions({ limit, ...(flags.all ? {} : { parentSessionId: null }) });
     if (flags.json) {
-      await L.writeOut(io.stdout, `${JSON.stringify(found.map(listed))}\n`);
+      await L.writeJson(io.stdout, found.map(listed));
       return EXIT.ok;
     }
     if (found.length === 0) {
@@ -144,12 +145,12 @@ export function sessionsList(flags: SessionsListFlags, io: CommandIO): Promise<E
     const c = L.colorsFor(io.stdout, io.env);
     const header = ["ID", "UPDATED", "RUNS", "MESSAGES", "KEY", ...(flags.all ? ["PARENT"] : [])];
     const rows = found.map((s) => [
-      L.oneLine(s.id),
+      L.terminalLine(s.id),
       shortTime(s.updatedAt),
       String(s.runCount),
       String(s.messageCount),
-      s.key === null ? "-" : L.oneLine(s.key),
-      ...(flags.all ? [s.parentSessionId === null ? "-" : L.oneLine(s.parentSessionId)] : []),
+      s.key === null ? "-" : L.terminalLine(s.key),
+      ...(flags.all ? [s.parentSessionId === null ? "-" : L.terminalLine(s.parentSessionId)] : []),
     ]);
     await L.writeOut(
       io.stdout,
@@ -195,7 +196,7 @@ export function sessionsShow(id: string, flags: SessionsShowFlags, io: CommandIO
   return withStore(flags, io, async (L, store) => {
     const view = await sessionView(L, store, id);
     if (flags.json) {
-      await L.writeOut(io.stdout, `${JSON.stringify(view)}\n`);
+      await L.writeJson(io.stdout, view);
       return EXIT.ok;
     }
     await L.writeOut(io.stdout, renderShow(L, view, L.colorsFor(io.stdout, io.env)));
@@ -208,14 +209,15 @@ type Colors = ReturnType<Lib["colorsFor"]>;
 function renderShow(L: Lib, view: SessionView, c: Colors): string {
   const { session } = view;
   const out: string[] = [];
-  out.push(`${c.bold("Session")} ${L.oneLine(session.id)}\n`);
+  out.push(`${c.bold("Session")} ${L.terminalLine(session.id)}\n`);
   const facts: [string, string][] = [
     ["created", shortTime(session.createdAt)],
     ["updated", shortTime(session.updatedAt)],
   ];
-  if (session.key !== null) facts.push(["key", L.oneLine(session.key)]);
-  if (session.parentSessionId !== null) facts.push(["parent", L.oneLine(session.parentSessionId)]);
-  if (view.subagentSessions.length > 0) facts.push(["sub-agents", view.subagentSessions.map(L.oneLine).join(", ")]);
+  if (session.key !== null) facts.push(["key", L.terminalLine(session.key)]);
+  if (session.parentSessionId !== null) facts.push(["parent", L.terminalLine(session.parentSessionId)]);
+  if (view.subagentSessions.length > 0)
+    facts.push(["sub-agents", view.subagentSessions.map(L.terminalLine).join(", ")]);
   for (const c2 of view.compactions)
     facts.push(["compacted", `messages ${c2.fromSeq}-${c2.toSeq} into a summary (${shortTime(c2.createdAt)})`]);
   out.push(table(facts.map(([k, v]) => [`  ${k}`, v])));
@@ -252,7 +254,7 @@ function renderShow(L: Lib, view: SessionView, c: Colors): string {
 function messageLines(m: Message, c: Colors): string[] {
   const lines: string[] = [];
   for (const part of m.parts) {
-    if (part.type === "text") lines.push(...safeText(part.text).split("\n"));
+    if (part.type === "text") lines.push(...terminalText(part.text).split("\n"));
     else lines.push(c.dim(partSummary(part)));
   }
   const blocked = blockedNote(m);
@@ -364,9 +366,9 @@ const ROLE_TITLE: Record<string, string> = {
 function markdownPart(part: Part): string {
   switch (part.type) {
     case "text":
-      return `${safeText(part.text).trim()}\n\n`;
+      return `${terminalText(part.text).trim()}\n\n`;
     case "reasoning":
-      return `<details><summary>Reasoning</summary>\n\n${safeText(part.text).trim()}\n\n</details>\n\n`;
+      return `<details><summary>Reasoning</summary>\n\n${terminalText(part.text).trim()}\n\n</details>\n\n`;
     case "tool_call":
       return `Tool call ${inline(part.toolName)}:\n\n${fence(JSON.stringify(part.input, null, 2) ?? "", "json")}`;
     case "tool_result": {
@@ -384,7 +386,7 @@ function markdownPart(part: Part): string {
 function fence(text: string, lang: string): string {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
   const ticks = "`".repeat(longest + 1);
-  return `${ticks}${lang}\n${safeText(text).replace(/\n$/, "")}\n${ticks}\n\n`;
+  return `${ticks}${lang}\n${terminalText(text).replace(/\n$/, "")}\n${ticks}\n\n`;
 }
 
 /** Inline code, safe for any content. */
@@ -410,7 +412,7 @@ export function sessionsRm(id: string, flags: ProjectFlags, io: CommandIO): Prom
     try {
       const missing = gatehouse.plugins.diagnostics.filter((d) => L.PLUGIN_NOT_LOADED.has(d.code));
       if (missing.length > 0) {
-        const ids = [...new Set(missing.map((d) => d.pluginId))].map((p) => L.oneLine(p));
+        const ids = [...new Set(missing.map((d) => d.pluginId))].map((p) => L.terminalLine(p));
         throw new L.CliStop(
           EXIT.usage,
           `${ids.length === 1 ? `plugin ${ids[0]} was` : `plugins ${ids.join(", ")} were`} not loaded; not deleting without the configured plugins`,
@@ -441,7 +443,7 @@ export function sessionsRm(id: string, flags: ProjectFlags, io: CommandIO): Prom
     } finally {
       await gatehouse.close().catch((error: unknown) => log.warn(`while closing: ${L.describe(error)}`));
     }
-    await L.writeOut(io.stdout, `deleted session ${L.oneLine(session.id)}\n`);
+    await L.writeOut(io.stdout, `deleted session ${L.terminalLine(session.id)}\n`);
     return EXIT.ok;
   });
 }
