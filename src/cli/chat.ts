@@ -5,6 +5,7 @@ import { createInterface } from "node:readline";
 import { PassThrough } from "node:stream";
 import type { Command } from "commander";
 import pc from "picocolors";
+import { maskSecrets } from "../core/secrets.js";
 import type { RunStream } from "../runtime/gatehouse.js";
 import type { ApprovalAnswer, ApprovalRequest, Approver, RunEvent, RunInput, RunResult } from "../runtime/types.js";
 import { ENVIRONMENT_HELP, EXIT } from "./exit.js";
@@ -353,7 +354,7 @@ export async function chatSession(options: ChatSessionOptions): Promise<ChatSumm
       const outcome = result?.outcome ?? (controller.signal.aborted ? "cancelled" : "failed");
       if (outcome === "cancelled") view.note(c.yellow("turn cancelled"), "turn cancelled");
       else if (outcome === "failed") {
-        const message = `run failed: ${terminalLine(result?.error ?? failure ?? "unknown error")}`;
+        const message = `run failed: ${terminalLine(maskSecrets(result?.error ?? failure ?? "unknown error"))}`;
         view.note(c.red(`✗ ${message}`), message);
       } else if (tty && !shown.streamed && !shown.final && outcome !== "blocked") view.line(c.dim("(no reply)"));
       return "done" as const;

@@ -144,13 +144,21 @@ class Stop extends Error {
 }
 
 async function lib() {
-  const [config, hooks, json, output] = await Promise.all([
+  const [config, hooks, json, secrets, output] = await Promise.all([
     import("../config/index.js"),
     import("../command-hooks/index.js"),
     import("../core/json.js"),
+    import("../core/secrets.js"),
     import("./output.js"),
   ]);
-  return { ...config, ...hooks, parseJsonText: json.parseJsonText, ...output };
+  return {
+    ...config,
+    ...hooks,
+    parseJsonText: json.parseJsonText,
+    maskSecrets: secrets.maskSecrets,
+    maskValue: secrets.maskValue,
+    ...output,
+  };
 }
 type Lib = Awaited<ReturnType<typeof lib>>;
 
@@ -236,7 +244,7 @@ export function hooksList(flags: HooksListFlags, io: CliIO): Promise<ExitCode> {
     if (flags.json) {
       await L.writeJson(
         io.stdout,
-        handlers.map((h) => describeHandler(io.cwd, h)),
+        handlers.map((h) => describeHandler(L, io.cwd, h)),
       );
       return EXIT.ok;
     }
@@ -250,7 +258,7 @@ export function hooksList(flags: HooksListFlags, io: CliIO): Promise<ExitCode> {
       h.source,
       h.dialect,
       h.definition.type,
-      L.terminalLine(commandText(h)),
+      L.terminalLine(commandText(L, h)),
       seconds(h.timeoutMs),
     ]);
     await L.writeOut(
@@ -262,7 +270,7 @@ export function hooksList(flags: HooksListFlags, io: CliIO): Promise<ExitCode> {
 }
 
 /** A handler as `list --json` and `test --json` show it. */
-function describeHandler(cwd: string, h: ConfiguredHandler) {
+function describeHandler(L: Lib, cwd: string, h: ConfiguredHandler) {
   const def = h.definition;
   return {
     event: h.event,
@@ -273,9 +281,9 @@ function describeHandler(cwd: string, h: ConfiguredHandler) {
     path: h.path,
     dialect: h.dialect,
     type: def.type,
-    command: def.type === "command" ? def.command : null,
-    ...(def.type === "command" && def.args !== undefined ? { args: def.args } : {}),
-    url: def.type === "http" ? def.url : null,
+    command: def.type === "command" ? L.maskSecrets(def.command) : null,
+    ...(def.type === "command" && def.args !== undefined ? { args: L.maskValue(def.args) } : {}),
+    url: def.type === "http" ? L.maskSecrets(def.url) : null,
     timeoutMs: h.timeoutMs,
     onFailure: h.onFailure,
     ...(def.if === undefined ? {} : { if: def.if }),
@@ -287,10 +295,11 @@ function matcherText(L: Lib, h: ConfiguredHandler): string {
   return h.matcher === undefined || h.matcher === "" ? "*" : L.terminalLine(h.matcher);
 }
 
-function commandText(h: ConfiguredHandler): string {
+/** The command line or URL, credentials masked (a URL password, `--token X`, `Bearer X`). */
+function commandText(L: Lib, h: ConfiguredHandler): string {
   const def = h.definition;
-  if (def.type === "http") return def.url;
-  return def.args === undefined ? def.command : [def.command, ...def.args].join(" ");
+  if (def.type === "http") return L.maskSecrets(def.url);
+  return L.maskSecrets(def.args === undefined ? def.command : [def.command, ...def.args].join(" "));
 }
 
 function seconds(ms: number): string {
@@ -429,7 +438,7 @@ export function hooksTest(eventName: string, flags: HooksTestFlags, io: CliIO): 
           event,
           payload,
           merged: mergedJson(merged),
-          handlers: merged.runs.map((r) => ({ ...describeHandler(io.cwd, r.handler), ...outcomeJson(r.outcome) })),
+          handlers: merged.runs.map((r) => ({ ...describeHandler(L, io.cwd, r.handler), ...outcomeJson(r.outcome) })),
         };
         await L.writeJson(io.stdout, report);
       } else {
@@ -524,7 +533,7 @@ function testReport(L: Lib, event: CommandHookEvent, payload: Record<string, unk
       const error = v.error === undefined ? "" : `${v.error}${v.errorDetail ? `: ${v.errorDetail}` : ""}`;
       return [
         handler.source,
-        L.terminalLine(commandText(handler)),
+        L.terminalLine(commandText(L, handler)),
         exitText(outcome),
         `${Math.round(outcome.durationMs)} ms`,
         v.decision ?? "-",
@@ -536,7 +545,7 @@ function testReport(L: Lib, event: CommandHookEvent, payload: Record<string, unk
     for (const { handler, outcome } of m.runs) {
       if (!outcome.truncated) continue;
       out.push(
-        `truncated: ${L.terminalLine(commandText(handler))}: output over the ${mebibytes(L.DEFAULT_MAX_OUTPUT_BYTES)} cap; ${outcome.droppedBytes} bytes dropped, the verdict read from what was kept\n`,
+        `truncated: ${L.terminalLine(commandText(L, handler))}: output over the ${mebibytes(L.DEFAULT_MAX_OUTPUT_BYTES)} cap; ${outcome.droppedBytes} bytes dropped, the verdict read from what was kept\n`,
       );
     }
   }

@@ -1,8 +1,9 @@
 import pc from "picocolors";
+import { maskSecrets } from "../core/secrets.js";
 import type { HostLogger } from "../plugins/host.js";
 import { terminalJson, terminalLine } from "./terminal.js";
 
-export { terminalLine, terminalText } from "./terminal.js";
+export { terminalJson, terminalLine, terminalText } from "./terminal.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -29,10 +30,12 @@ export interface CliLogger extends HostLogger {
 }
 
 /**
- * Diagnostics for stderr: one line a call, `gatehouse: ` first, sanitized for the terminal
- * (escape sequences and controls shown as placeholders, newlines flattened) so nothing a message
- * carries can forge a second line or repaint the screen. `GATEHOUSE_LOG_LEVEL` (debug, info,
- * warn, error; default warn) sets how much is shown.
+ * Diagnostics for stderr: one line a call, `gatehouse: ` first. Credentials are masked (URL
+ * passwords, `--token` values, …, whoever wrote the message: us, a provider, a driver, an MCP
+ * server) and the line is sanitized for the terminal (escape sequences and controls shown as
+ * placeholders, newlines flattened), so nothing a message carries can forge a second line or
+ * repaint the screen. `GATEHOUSE_LOG_LEVEL` (debug, info, warn, error; default warn) sets how
+ * much is shown.
  */
 export function createCliLogger(stream: OutStream, env: Env): CliLogger {
   const wanted = LEVELS.indexOf((env.GATEHOUSE_LOG_LEVEL ?? "").toLowerCase() as Level);
@@ -41,7 +44,7 @@ export function createCliLogger(stream: OutStream, env: Env): CliLogger {
   const paint: Record<Level, (s: string) => string> = { debug: c.dim, info: c.dim, warn: c.yellow, error: c.red };
   const line = (level: Level) => (message: string) => {
     if (LEVELS.indexOf(level) < threshold) return;
-    stream.write(`${paint[level]("gatehouse:")} ${terminalLine(message)}\n`);
+    stream.write(`${paint[level]("gatehouse:")} ${terminalLine(maskSecrets(message))}\n`);
   };
   const logger = { debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") };
   return {

@@ -4,12 +4,15 @@
  * class name and where it was thrown, which point a plugin author at the line without
  * repeating what the plugin saw.
  */
+import { maskSecrets } from "../core/secrets.js";
+
 const MAX_LINE = 500;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
 
+/** One log line: control characters flattened, credentials masked (`maskSecrets`), at most 500 characters. */
 export function sanitizeLogLine(line: string): string {
-  const clean = line.replace(CONTROL, " ").replace(/ {2,}/g, " ").trim();
+  const clean = maskSecrets(line.replace(CONTROL, " ").replace(/ {2,}/g, " ").trim());
   return clean.length > MAX_LINE ? `${clean.slice(0, MAX_LINE - 1)}…` : clean;
 }
 

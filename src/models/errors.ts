@@ -1,14 +1,16 @@
+import { maskSecrets } from "../core/secrets.js";
+
 /**
  * A model spec (or the scripted model file it names) cannot be turned into a model. Thrown by
  * `resolveModel`, before any model call, so the CLI can report it as a configuration error.
+ * A spec's base URL may carry a password: the message and `spec` have it masked.
  */
 export class ModelSpecError extends Error {
   override readonly name: string = "ModelSpecError";
-  constructor(
-    message: string,
-    readonly spec: string,
-  ) {
-    super(message);
+  readonly spec: string;
+  constructor(message: string, spec: string) {
+    super(maskSecrets(message));
+    this.spec = maskSecrets(spec);
   }
 }
 

@@ -12,6 +12,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { DEFAULT_ENV_POLICY, type Env, type EnvPolicy } from "../core/env-policy.js";
+import { maskSecrets } from "../core/secrets.js";
 import { VERSION } from "../version.js";
 import {
   expandServerConfig,
@@ -96,7 +97,8 @@ export async function connectMcpServers(config: McpServersConfig, options: Conne
   settled.forEach((result, i) => {
     const server = names[i] as string;
     if (result.status === "rejected") {
-      diagnostics.push({ server, message: String((result.reason as Error)?.message ?? result.reason) });
+      // A URL in the config may carry a password, and a server's stderr anything: masked here, once.
+      diagnostics.push({ server, message: maskSecrets(String((result.reason as Error)?.message ?? result.reason)) });
       options.logger?.warn({ server }, `MCP server "${server}" is unavailable: ${diagnostics.at(-1)?.message}`);
       return;
     }
@@ -199,7 +201,7 @@ async function connectStdio(
   transport.stderr.on("data", (chunk: Buffer) => {
     const text = chunk.toString("utf8");
     stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
-    options.logger?.debug({ server: name }, text.trimEnd());
+    options.logger?.debug({ server: name }, maskSecrets(text.trimEnd()));
   });
   let protocolError: Error | undefined;
   try {

@@ -612,6 +612,13 @@ describe("chatSession without a terminal", () => {
 test("chat.ts loads nothing heavy when main.ts registers it at start-up", async () => {
   const source = await readFile(new URL("../../src/cli/chat.ts", import.meta.url), "utf8");
   const eager = [...source.matchAll(/^import\s+(?!type\s)[^;]*?from\s+"([^"]+)"/gm)].map((m) => m[1] ?? "");
-  const light = new Set(["picocolors", "./exit.js", "./output.js", "./signals.js", "./terminal.js"]);
+  const light = new Set([
+    "picocolors",
+    "./exit.js",
+    "./output.js",
+    "./signals.js",
+    "./terminal.js",
+    "../core/secrets.js",
+  ]);
   for (const specifier of eager) assert.ok(specifier.startsWith("node:") || light.has(specifier), specifier);
 });

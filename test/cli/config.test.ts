@@ -122,6 +122,7 @@ describe("gatehouse config", { concurrency: 4 }, () => {
       "plugins",
       "hooks",
       "commandHooks",
+      "environmentPolicy",
       "hookTimeouts",
       "mcpServers",
       "environment",
