@@ -155,6 +155,7 @@ async function lib() {
     ...config,
     ...hooks,
     parseJsonText: json.parseJsonText,
+    jsonErrorText: json.jsonErrorText,
     maskSecrets: secrets.maskSecrets,
     maskValue: secrets.maskValue,
     ...output,
@@ -469,8 +470,8 @@ async function readInput(L: Lib, from: string, io: CliIO): Promise<Record<string
   }
   const parsed = L.parseJsonText(text);
   if (!parsed.ok) {
-    const { line, column, message } = parsed.error;
-    throw new Stop(EXIT.usage, `${label}:${line}:${column}: invalid JSON: ${message}`);
+    const { line, column } = parsed.error;
+    throw new Stop(EXIT.usage, `${label}:${line}:${column}: ${L.jsonErrorText(parsed.error)}`);
   }
   const value = parsed.value;
   if (typeof value !== "object" || value === null || Array.isArray(value))

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { EnvPolicy } from "../core/env-policy.js";
-import { parseJsonText } from "../core/json.js";
+import { jsonErrorText, parseJsonText } from "../core/json.js";
 import { type Diagnostic, joinPath } from "./diagnostics.js";
 import { DIALECT_SPECS, type Dialect, isForeign, timeoutMsFor } from "./dialects.js";
 import { type CommandHookEvent, EVENT_SPECS, FOREIGN_CLAUDE_EVENTS, isCommandHookEvent } from "./events.js";
@@ -179,8 +179,8 @@ function readJsonFile(file: string, diagnostics: Diagnostic[]): unknown {
 function parseJson(text: string, file: string, diagnostics: Diagnostic[]): unknown {
   const parsed = parseJsonText(text);
   if (parsed.ok) return parsed.value;
-  const { line, column, message } = parsed.error;
-  diagnostics.push({ level: "error", file, line, column, path: "", message: `invalid JSON: ${message}` });
+  const { line, column } = parsed.error;
+  diagnostics.push({ level: "error", file, line, column, path: "", message: jsonErrorText(parsed.error) });
   return undefined;
 }
 

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
-import { locateJsonPath, parseJsonText } from "../core/json.js";
+import { jsonErrorText, locateJsonPath, parseJsonText } from "../core/json.js";
 import { type ConfigProblem, describeIssues } from "./issues.js";
 import { configJsonSchema, type GatehouseConfig, GatehouseConfigSchema } from "./schema.js";
 
@@ -73,8 +73,8 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
 export function parseConfigText(text: string, file: string, label: string = file): GatehouseConfig {
   const parsed = parseJsonText(text);
   if (!parsed.ok) {
-    const { line, column, message } = parsed.error;
-    throw new ConfigError(`${label}:${line}:${column}: invalid JSON: ${message}`, file);
+    const { line, column } = parsed.error;
+    throw new ConfigError(`${label}:${line}:${column}: ${jsonErrorText(parsed.error)}`, file);
   }
   return validate(parsed.value, file, label, text);
 }

@@ -29,19 +29,104 @@ export interface JsonPosition {
 
 export interface JsonSyntaxError extends JsonPosition {
   readonly message: string;
+  /** Set when the text is valid JSON but an object names this key twice (the position is the second one). */
+  readonly duplicateKey?: string;
 }
 
 export type JsonParseResult = { ok: true; value: unknown } | { ok: false; error: JsonSyntaxError };
 
-/** Parses `text` (a leading BOM allowed); a syntax error is returned, never thrown. */
+/**
+ * Parses `text` (a leading BOM allowed); a syntax error is returned, never thrown. So is a key
+ * that appears twice in one object: `JSON.parse` keeps the last and drops the first without a
+ * word, and a policy file that says two things (`"tools": {"deny": ["Bash"]}, "tools": {}`)
+ * must not have one of them silently win.
+ */
 export function parseJsonText(text: string): JsonParseResult {
   const body = withoutBom(text);
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(body) };
+    value = JSON.parse(body);
   } catch {
     const found = firstError(body) ?? { offset: 0, message: "not valid JSON" };
     return { ok: false, error: { ...positionAt(body, found.offset), message: found.message } };
   }
+  const duplicate = typeof value === "object" && value !== null ? firstDuplicateKey(body) : undefined;
+  if (duplicate === undefined) return { ok: true, value };
+  const first = positionAt(body, duplicate.firstOffset);
+  const where = duplicate.path === "" ? "" : ` in ${duplicate.path}`;
+  return {
+    ok: false,
+    error: {
+      ...positionAt(body, duplicate.offset),
+      message: `duplicate key ${JSON.stringify(duplicate.key)}${where} (first at line ${first.line}, column ${first.column}); a key may appear only once`,
+      duplicateKey: duplicate.key,
+    },
+  };
+}
+
+/** How a parse error reads after `file:line:column: `. */
+export function jsonErrorText(error: JsonSyntaxError): string {
+  return error.duplicateKey === undefined ? `invalid JSON: ${error.message}` : error.message;
+}
+
+interface Duplicate {
+  readonly key: string;
+  readonly offset: number;
+  readonly firstOffset: number;
+  /** The object's path, as in `hooks.PreToolUse[0]`; empty for the top level. */
+  readonly path: string;
+}
+
+type Frame = { kind: "object"; keys: Map<string, number>; current?: string } | { kind: "array"; index: number };
+
+/** The first key that appears twice in one object of valid JSON `text`, by jsonc-parser's visitor. */
+function firstDuplicateKey(text: string): Duplicate | undefined {
+  const frames: Frame[] = [];
+  const path = () =>
+    frames
+      .slice(0, -1)
+      .map((f) => (f.kind === "array" ? `[${f.index}]` : `.${f.current ?? ""}`))
+      .join("")
+      .replace(/^\./, "");
+  let found: Duplicate | undefined;
+  try {
+    jsonc().visit(
+      text,
+      {
+        onObjectBegin: () => {
+          frames.push({ kind: "object", keys: new Map() });
+        },
+        onArrayBegin: () => {
+          frames.push({ kind: "array", index: 0 });
+        },
+        onObjectEnd: () => {
+          frames.pop();
+        },
+        onArrayEnd: () => {
+          frames.pop();
+        },
+        onSeparator: (character) => {
+          const top = frames.at(-1);
+          if (character === "," && top?.kind === "array") top.index++;
+        },
+        onObjectProperty: (key, offset) => {
+          const top = frames.at(-1);
+          if (top?.kind !== "object") return;
+          const firstOffset = top.keys.get(key);
+          if (firstOffset !== undefined) {
+            found = { key, offset, firstOffset, path: path() };
+            throw STOP;
+          }
+          top.keys.set(key, offset);
+          top.current = key;
+        },
+      },
+      STRICT,
+    );
+  } catch (error) {
+    if (error !== STOP) return undefined; // nested too deeply for jsonc-parser's recursion
+  }
+  return found;
 }
 
 /**

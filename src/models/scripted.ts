@@ -12,6 +12,7 @@ import {
   type LanguageModelV3Usage,
   type SharedV3ProviderOptions,
 } from "@ai-sdk/provider";
+import { jsonErrorText, parseJsonText } from "../core/json.js";
 import { ScriptedFileError, ScriptedModelError } from "./errors.js";
 import { type RunView, viewRun } from "./scripted-prompt.js";
 import { applyTemplates, parseScript, type Script, type ScriptInput, type ScriptTurn } from "./scripted-schema.js";
@@ -181,13 +182,12 @@ export async function loadScriptedModel(file: string, cwd: string = process.cwd(
       spec,
     );
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new ScriptedFileError(`${label}: not valid JSON: ${(error as Error).message}`, spec);
+  const parsed = parseJsonText(text);
+  if (!parsed.ok) {
+    const { line, column } = parsed.error;
+    throw new ScriptedFileError(`${label}:${line}:${column}: ${jsonErrorText(parsed.error)}`, spec);
   }
-  return new ScriptedLanguageModel(file, responder(validate(value, label, spec), file));
+  return new ScriptedLanguageModel(file, responder(validate(parsed.value, label, spec), file));
 }
 
 function validate(value: unknown, label: string, spec: string): Script {

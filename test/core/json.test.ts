@@ -9,9 +9,29 @@ function error(text: string): string {
   return `${r.error.line}:${r.error.column}: ${r.error.message}`;
 }
 
+describe("parseJsonText: a key twice in one object is an error at its second occurrence", () => {
+  test("at the top level, nested, in an array element; the same key in different objects is fine", () => {
+    assert.equal(
+      error('{"tools":{"deny":["Bash"]},"tools":{"deny":[]}}'),
+      '1:28: duplicate key "tools" (first at line 1, column 2); a key may appear only once',
+    );
+    assert.equal(
+      error('{"tools": {\n  "deny": ["Bash"],\n  "deny": []\n}}'),
+      '3:3: duplicate key "deny" in tools (first at line 2, column 3); a key may appear only once',
+    );
+    assert.equal(
+      error('{"hooks": {"Stop": [{"hooks": []}, {"matcher": "", "hooks": [], "hooks": [1]}]}}'),
+      '1:65: duplicate key "hooks" in hooks.Stop[1] (first at line 1, column 52); a key may appear only once',
+    );
+    assert.equal(parseJsonText('{"a": {"k": 1}, "b": {"k": 2}, "c": [{"k": 3}, {"k": 4}]}').ok, true);
+    const r = parseJsonText('{"x": 1, "x": 2}');
+    assert.ok(!r.ok && r.error.duplicateKey === "x");
+  });
+});
+
 describe("parseJsonText: the first syntax error, by line and column", () => {
   test("valid JSON parses as JSON.parse would, a BOM allowed", () => {
-    const text = '{"a": [1, -2.5e3, true, null, "x\\u00e9\\n"], "b": {}, "a": 2, "__proto__": 1}';
+    const text = '{"a": [1, -2.5e3, true, null, "x\\u00e9\\n"], "b": {}, "c": 2, "__proto__": 1}';
     assert.deepEqual(parseJsonText(text), { ok: true, value: JSON.parse(text) });
     assert.deepEqual(parseJsonText("\uFEFF[]"), { ok: true, value: [] });
     assert.deepEqual(parseJsonText(' \t\r\n"\\/"\r'), { ok: true, value: "/" });

@@ -489,7 +489,7 @@ describe("scripted model: files", () => {
   });
 
   test("a file that is missing or not JSON is reported as such", async () => {
-    assert.match(await bad("{ runs: "), /^scripted model file \.\/script\.json: not valid JSON: /);
+    assert.match(await bad("{ runs: "), /^scripted model file \.\/script\.json:1:3: invalid JSON: /);
     await assert.rejects(
       () => resolveModel("scripted:./nope.json", { cwd: tmpdir() }),
       (error: unknown) =>
