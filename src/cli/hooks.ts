@@ -328,13 +328,17 @@ function table(rows: readonly (readonly string[])[]): string {
 
 // ---- check ----------------------------------------------------------------------------------
 
-/** `gatehouse hooks check`: every diagnostic, a summary; exit 2 on any error. */
+/**
+ * `gatehouse hooks check`: every diagnostic, then a note for each guard that fails open, then a
+ * summary; exit 2 on any error.
+ */
 export function hooksCheck(flags: HooksCheckFlags, io: CliIO): Promise<ExitCode> {
   return guarded(io, async (L) => {
     const loaded = await loadHooks(L, flags, io);
     const errors = loaded.diagnostics.filter((d) => d.level === "error").length;
     const warnings = loaded.diagnostics.length - errors;
     const status = errors > 0 ? EXIT.usage : EXIT.ok;
+    const failOpen = failingOpen(L, loaded.handlers);
     if (flags.json) {
       const diagnostics = loaded.diagnostics.map((d) => ({
         severity: d.level,
@@ -343,18 +347,44 @@ export function hooksCheck(flags: HooksCheckFlags, io: CliIO): Promise<ExitCode>
         ...(d.line === undefined ? {} : { line: d.line, column: d.column }),
         message: d.message,
       }));
-      const report = { errors, warnings, handlers: loaded.handlers.length, disabled: loaded.disabled, diagnostics };
+      const notes = failOpen.map((h) => ({
+        severity: "note",
+        file: projectRelative(io.cwd, h.file),
+        path: h.path,
+        event: h.event,
+        message: FAILS_OPEN,
+      }));
+      const report = {
+        errors,
+        warnings,
+        handlers: loaded.handlers.length,
+        disabled: loaded.disabled,
+        diagnostics,
+        failOpen: failOpen.length,
+        notes,
+      };
       await L.writeJson(io.stdout, report);
       return status;
     }
     const lines = loaded.diagnostics.map((d) => formatted(L, io.cwd, d));
+    for (const h of failOpen)
+      lines.push(`note: ${projectRelative(io.cwd, h.file)}: ${h.path}: ${h.event} ${FAILS_OPEN}`);
     const counts =
       loaded.diagnostics.length === 0 ? "no problems" : `${plural(errors, "error")}, ${plural(warnings, "warning")}`;
     const disabled = loaded.disabled ? " (all disabled by disableAllHooks)" : "";
-    lines.push(`${counts}; ${plural(loaded.handlers.length, "handler")}${disabled}`);
+    const open = failOpen.length === 0 ? "" : ` (${failOpen.length} fail${failOpen.length === 1 ? "s" : ""} open)`;
+    lines.push(`${counts}; ${plural(loaded.handlers.length, "handler")}${open}${disabled}`);
     await L.writeOut(io.stdout, lines.map((l) => `${L.terminalLine(l)}\n`).join(""));
     return status;
   });
+}
+
+const FAILS_OPEN =
+  'guard fails open: if it times out, cannot start or answers nonsense, the action goes ahead (Claude Code\'s rule). Set "onFailure": "block" on it, or "commandHooks": {"onFailure": "block"} in gatehouse.json for every guard, to fail closed';
+
+/** Handlers on events where a failure could block that are left to fail open (`onFailure` continue). */
+function failingOpen(L: Lib, handlers: readonly ConfiguredHandler[]): ConfiguredHandler[] {
+  return handlers.filter((h) => L.EVENT_SPECS[h.event].failureCanBlock && h.onFailure === "continue");
 }
 
 function plural(n: number, word: string): string {

@@ -138,11 +138,56 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
   describe("check", () => {
     test("clean settings: exit 0 and a summary", async () => {
       const { cwd, env } = await fresh({
-        ".claude/settings.json": { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [DENY_RM, ALLOW] }] } },
+        ".claude/settings.json": {
+          hooks: {
+            PreToolUse: [{ matcher: "Bash", hooks: [DENY_RM, ALLOW].map((h) => ({ ...h, onFailure: "block" })) }],
+          },
+        },
       });
       const r = await gatehouse(["hooks", "check"], { cwd, env });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, "no problems; 2 handlers\n");
+    });
+
+    test("a note for each guard that fails open; commandHooks.onFailure closes them all, a handler's own onFailure wins", async () => {
+      const guard = (extra: object = {}) => ({ type: "command", command: "true", ...extra });
+      const settings = {
+        hooks: {
+          PreToolUse: [{ matcher: "Bash", hooks: [guard(), guard({ command: "false", onFailure: "continue" })] }],
+          UserPromptSubmit: [{ hooks: [guard({ command: "true --prompt" })] }],
+          // Observers and Stop never block on a failure: no note.
+          PostToolUseFailure: [{ hooks: [guard({ command: "true --failure" })] }],
+          Stop: [{ hooks: [guard({ command: "true --stop" })] }],
+        },
+      };
+      const open = await fresh({ ".claude/settings.json": settings });
+      const r = await gatehouse(["hooks", "check"], open);
+      assert.equal(r.code, 0, r.stderr);
+      const file = join(".claude", "settings.json");
+      const notes = r.stdout.split("\n").filter((l) => l.startsWith("note: "));
+      assert.deepEqual(
+        notes.map((l) => l.replace(/ guard fails open: .*/, "")),
+        [
+          `note: ${file}: hooks.PreToolUse[0].hooks[0]: PreToolUse`,
+          `note: ${file}: hooks.PreToolUse[0].hooks[1]: PreToolUse`,
+          `note: ${file}: hooks.UserPromptSubmit[0].hooks[0]: UserPromptSubmit`,
+        ],
+      );
+      assert.match(notes[0] ?? "", /"commandHooks": \{"onFailure": "block"\} in gatehouse\.json/);
+      assert.match(r.stdout, /^no problems; 5 handlers \(3 fail open\)$/m);
+
+      const closed = await fresh({
+        ".claude/settings.json": settings,
+        "gatehouse.json": { commandHooks: { onFailure: "block" } },
+      });
+      const c = await gatehouse(["hooks", "check", "--json"], closed);
+      assert.equal(c.code, 0, c.stderr);
+      const report = JSON.parse(c.stdout) as { failOpen: number; notes: { path: string; event: string }[] };
+      assert.equal(report.failOpen, 1);
+      assert.deepEqual(
+        report.notes.map((n) => [n.path, n.event]),
+        [["hooks.PreToolUse[0].hooks[1]", "PreToolUse"]],
+      );
     });
 
     test("an unknown event and a bad regex are errors: each printed with file and path, exit 2", async () => {
@@ -211,6 +256,8 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
             { severity: "error", file, path: "hooks.PreTooluse" },
             { severity: "warning", file, path: "hooks.Setup" },
           ],
+          failOpen: 0,
+          notes: [],
         },
       );
       assert.match(
@@ -235,6 +282,8 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
         handlers: 0,
         disabled: false,
         diagnostics: [],
+        failOpen: 0,
+        notes: [],
       });
     });
 
