@@ -6,13 +6,15 @@ import { createGatehouse } from "../src/runtime/gatehouse.js";
 import type { RunResult } from "../src/runtime/types.js";
 import { openStore } from "../src/store/index.js";
 import { captureLogger } from "./capture.js";
+import { runChildCases } from "./r6-children.js";
 import { echoTool, harnessModel } from "./world.js";
 
 /**
- * R6 — command hook containment, through the real runtime: hooks that fork grandchildren and
- * hang, print far more than the cap, never read their input, or look at their environment.
- * Timeouts must leave no process behind, memory must stay bounded, and provider credentials
- * must be absent unless passed through.
+ * R6 — containment of everything Gatehouse starts, through the real runtime: command hooks that
+ * fork grandchildren and hang, print far more than the cap, never read their input, or look at
+ * their environment; and (r6-children.ts) the model's Bash tool and MCP stdio servers, cancelled,
+ * timed out, stopped at once, never answering, or reading their environment. No process may be
+ * left behind, memory must stay bounded, and secrets must be absent unless passed through.
  */
 
 export interface R6Options {
@@ -28,12 +30,22 @@ export interface Case {
   /** Shown, not judged: behaviour worth knowing that the issue does not ask for. */
   readonly note?: string;
   readonly detail: string;
+  /** Processes the case started, and how many were alive afterwards (cases about processes). */
+  readonly started?: number;
+  readonly left?: number;
+  /** Secret variables that reached a process that should not have had them (cases about the environment). */
+  readonly leaked?: readonly string[];
 }
 
 export interface R6Figures {
   readonly cases: readonly Case[];
   readonly failed: number;
   readonly ms: number;
+  /** Over the cases that count processes: started, and left alive after their run. */
+  readonly processesStarted: number;
+  readonly processesLeft: number;
+  /** Over the cases that read an environment: secret variables seen where they should not be. */
+  readonly variablesLeaked: number;
 }
 
 interface HookRun {
@@ -130,6 +142,8 @@ sleep 1000`,
       cases.push({
         name: `timeout (onFailure ${onFailure}): hook with grandchildren that hang, one ignoring SIGTERM`,
         ok: all.length >= 5 && left.length === 0 && verdictOk,
+        started: all.length,
+        left: left.length,
         detail: `${all.length} processes started, ${left.length} left after the run; Echo ran ${r.echoRuns}x; ${r.ms.toFixed(0)} ms`,
       });
     }
@@ -215,11 +229,22 @@ sleep 1000`,
       cases.push({
         name: "hook reads its environment",
         ok: leaked.length === 0 && passed && kept,
+        leaked,
         detail: `leaked: ${leaked.join(", ") || "none"}; passEnv ANTHROPIC_API_KEY ${passed ? "present" : "missing"}; other variables ${kept ? "kept" : "missing"}`,
       });
     }
+
+    cases.push(...(await runChildCases(dir)));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  return { cases, failed: cases.filter((c) => !c.ok).length, ms: performance.now() - started };
+  const sum = (f: (c: Case) => number | undefined) => cases.reduce((n, c) => n + (f(c) ?? 0), 0);
+  return {
+    cases,
+    failed: cases.filter((c) => !c.ok).length,
+    ms: performance.now() - started,
+    processesStarted: sum((c) => c.started),
+    processesLeft: sum((c) => c.left),
+    variablesLeaked: sum((c) => c.leaked?.length),
+  };
 }

@@ -127,7 +127,9 @@ if (want("R6")) {
   const f = await runR6({ floodBytes: Number(values["flood-mib"]) * 1024 * 1024 });
   for (const c of f.cases)
     line(`R6 ${c.ok ? "ok" : "FAILED"}: ${c.name}: ${c.detail}${c.note ? ` (note: ${c.note})` : ""}`);
-  line(`R6 cases: ${f.cases.length}, failed: ${f.failed} (${(f.ms / 1000).toFixed(1)} s)`);
+  line(
+    `R6 cases: ${f.cases.length}, failed: ${f.failed}; processes started ${f.processesStarted}, left ${f.processesLeft}; secret variables leaked ${f.variablesLeaked} (${(f.ms / 1000).toFixed(1)} s)`,
+  );
   failed ||= f.failed > 0;
 }
 
