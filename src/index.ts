@@ -10,7 +10,15 @@ export {
   type ResolvedSettings,
   resolveSettings,
 } from "./config/index.js";
+export {
+  createEnvPolicy,
+  DEFAULT_ENV_POLICY,
+  type EnvConsumer,
+  type EnvPolicy,
+  type EnvPolicyOptions,
+} from "./core/env-policy.js";
 export * from "./core/message.js";
+export { maskSecrets } from "./core/secrets.js";
 export * from "./hooks/index.js";
 export {
   createEchoModel,

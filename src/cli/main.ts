@@ -100,7 +100,11 @@ try {
 } catch (error) {
   if (error instanceof CommanderError) process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   else {
-    process.stderr.write(`gatehouse: ${error instanceof Error ? error.message : String(error)}\n`);
+    const { maskSecrets } = await import("../core/secrets.js");
+    const { terminalLine } = await import("./terminal.js");
+    process.stderr.write(
+      `gatehouse: ${terminalLine(maskSecrets(error instanceof Error ? error.message : String(error)))}\n`,
+    );
     process.exitCode = EXIT.failed;
   }
 }

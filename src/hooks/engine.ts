@@ -1,3 +1,4 @@
+import { maskSecrets } from "../core/secrets.js";
 import { HOOKS, type HookName, type HookSpec } from "./catalog.js";
 import { cancelPendingHandlers } from "./deadlines.js";
 import type { FastParse } from "./fast-parse.js";
@@ -40,8 +41,8 @@ export interface RegistrationInfo {
 }
 
 const stderrLogger: HookLogger = {
-  warn: (m) => process.stderr.write(`gatehouse: ${m}\n`),
-  error: (m) => process.stderr.write(`gatehouse: ${m}\n`),
+  warn: (m) => process.stderr.write(`gatehouse: ${maskSecrets(m)}\n`),
+  error: (m) => process.stderr.write(`gatehouse: ${maskSecrets(m)}\n`),
 };
 
 /** What dispatch needs per hook beyond its spec, derived once. */

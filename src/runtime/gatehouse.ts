@@ -7,6 +7,7 @@ import {
   loadCommandHookSources,
 } from "../command-hooks/sources.js";
 import { DEFAULT_ENV_POLICY, type EnvPolicy } from "../core/env-policy.js";
+import { maskSecrets } from "../core/secrets.js";
 import { HookEngine } from "../hooks/engine.js";
 import type { TimeoutOverrides } from "../hooks/registry.js";
 import { resolveModel } from "../models/index.js";
@@ -108,8 +109,8 @@ export const DEFAULTS: RuntimeConfig = {
 const stderrLogger: HostLogger = {
   debug: () => {},
   info: () => {},
-  warn: (m) => process.stderr.write(`gatehouse: ${m}\n`),
-  error: (m) => process.stderr.write(`gatehouse: ${m}\n`),
+  warn: (m) => process.stderr.write(`gatehouse: ${maskSecrets(m)}\n`),
+  error: (m) => process.stderr.write(`gatehouse: ${maskSecrets(m)}\n`),
 };
 
 export function createGatehouse(options: GatehouseOptions): Gatehouse {
