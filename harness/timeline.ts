@@ -1,6 +1,5 @@
 import { statSync } from "node:fs";
 import { HOOK_NAMES, type HookName } from "../src/hooks/index.js";
-import { currentRunContext } from "../src/hooks/run-context.js";
 import { definePlugin, type PluginDefinition } from "../src/plugins/index.js";
 import type { Gatehouse, RunStream } from "../src/runtime/gatehouse.js";
 import type { RunEvent } from "../src/runtime/types.js";
@@ -95,25 +94,17 @@ export class Timeline {
   }
 
   /**
-   * Taps `engine.emit`: every emission is recorded when it happens, and each outcome that is a
-   * verdict (block, withhold, rewrite, cancel) adds a marker before the caller resumes.
+   * Intercepts the engine: every dispatch is recorded when it is called, and each outcome that
+   * is a verdict (block, withhold, rewrite, cancel) adds a marker before the caller resumes.
    */
   tap(gatehouse: Gatehouse): void {
-    const engine = gatehouse.engine as unknown as { emit: (hook: HookName, event: unknown) => unknown };
-    const emit = engine.emit.bind(engine);
-    engine.emit = (hook, event) => {
-      const runId = currentRunContext()?.runId ?? "";
-      this.push({ type: "hook", hook, runId, event });
-      const out = emit(hook, event);
-      if (out && typeof (out as Promise<unknown>).then === "function") {
-        // Registered before the caller's await, so it runs first: the marker precedes anything the run does next.
-        (out as Promise<Outcome>).then(
-          (o) => this.verdict(hook, runId, event, o),
-          () => undefined,
-        );
-      } else if (out) this.verdict(hook, runId, event, out as Outcome);
-      return out;
-    };
+    gatehouse.engine.intercept({
+      name: "timeline",
+      call: (d) => this.push({ type: "hook", hook: d.hook, runId: d.run.runId, event: d.event }),
+      result: (d, out) => {
+        if (out) this.verdict(d.hook, d.run.runId, d.event, out as Outcome);
+      },
+    });
   }
 
   /** Records stream events when the run pushes them, not when the consumer reads them. */

@@ -1,8 +1,9 @@
 import { maskSecrets } from "../core/secrets.js";
-import { HOOKS, type HookName, type HookSpec } from "./catalog.js";
+import { HOOK_NAMES, HOOKS, type HookName, type HookSpec } from "./catalog.js";
 import { cancelPendingHandlers } from "./deadlines.js";
 import type { FastParse } from "./fast-parse.js";
 import { deepFreeze } from "./freeze.js";
+import { type HookInterceptor, type Interception, Interceptors } from "./intercept.js";
 import { dispatchClaim } from "./kinds/claim.js";
 import { dispatchGate } from "./kinds/gate.js";
 import { dispatchModify } from "./kinds/modify.js";
@@ -84,10 +85,13 @@ export class HookEngine {
   private readonly registry: Registry;
   private readonly failures: FailureLog;
   private readonly detached: DetachedQueue;
+  private readonly interceptors: Interceptors;
 
   constructor(options: HookEngineOptions = {}) {
     this.registry = new Registry(options.timeouts);
-    this.failures = new FailureLog(options.logger ?? stderrLogger);
+    const logger = options.logger ?? stderrLogger;
+    this.failures = new FailureLog(logger);
+    this.interceptors = new Interceptors(HOOK_NAMES, logger);
     this.detached = new DetachedQueue(options.detached?.concurrency, options.detached?.capacity);
   }
 
@@ -114,9 +118,17 @@ export class HookEngine {
     this.registry.removePlugin(pluginId);
   }
 
-  /** Lets call sites skip building an event nobody listens to. */
+  /** Lets call sites skip building an event nobody listens to (no handler, no interceptor asking for it). */
   hasHooks(hook: HookName): boolean {
-    return this.registry.lists.has(hook);
+    return this.registry.lists.has(hook) || this.interceptors.wanted.has(hook);
+  }
+
+  /**
+   * Adds an interceptor (see `HookInterceptor`): it sees every dispatch from now on, in the
+   * order interceptors were added. Returns a function that removes it.
+   */
+  intercept(interceptor: HookInterceptor): () => void {
+    return this.interceptors.add(interceptor);
   }
 
   registrations(hook?: HookName): RegistrationInfo[] {
@@ -137,8 +149,12 @@ export class HookEngine {
    */
   emit<K extends HookName>(hook: K, event: HookEvent<K>): DispatchResult<K> {
     const registrations = this.registry.lists.get(hook);
-    if (registrations === undefined) return IDLE[hook] as DispatchResult<K>;
-    return this.dispatch(hook, HOOKS[hook], registrations, event as Record<string, unknown>) as DispatchResult<K>;
+    if (registrations === undefined) {
+      // Interceptors see a hook nobody handles only when one of them asked for it.
+      if (!this.interceptors.wanted.has(hook)) return IDLE[hook] as DispatchResult<K>;
+    } else if (this.interceptors.list.length === 0)
+      return this.dispatch(hook, HOOKS[hook], registrations, event as Record<string, unknown>) as DispatchResult<K>;
+    return this.intercepted(hook, registrations, event as Record<string, unknown>) as DispatchResult<K>;
   }
 
   /**
@@ -153,6 +169,28 @@ export class HookEngine {
   /** Waits for detached observers still queued or running (used on close and in tests). */
   drain(): Promise<void> {
     return this.detached.drain();
+  }
+
+  /** A dispatch with interceptors around it; a hook with no handler answers as it would without them. */
+  private intercepted(
+    hook: HookName,
+    registrations: readonly Registration[] | undefined,
+    event: Record<string, unknown>,
+  ): unknown {
+    const spec: HookSpec = HOOKS[hook];
+    const d: Interception = {
+      hook,
+      event: deepFreeze(event),
+      run: currentRunContext() ?? NO_RUN,
+      startedAt: performance.now(),
+      handlers: registrations?.length ?? 0,
+    };
+    const asynchronous = spec.kind !== "sync" && !(spec.kind === "observe" && spec.detached);
+    return this.interceptors.around(
+      d,
+      () => (registrations === undefined ? IDLE[hook] : this.dispatch(hook, spec, registrations, event)),
+      asynchronous,
+    );
   }
 
   private dispatch(

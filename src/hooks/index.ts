@@ -14,6 +14,7 @@ export {
 } from "./catalog.js";
 export { HookEngine, type HookEngineOptions, type RegistrationInfo } from "./engine.js";
 export { deepFreeze } from "./freeze.js";
+export type { HookInterceptor, Interception } from "./intercept.js";
 export type { HookLogger } from "./kinds/shared.js";
 export { compileToolMatcher, MatcherError, type ToolMatcher } from "./matcher.js";
 export type {

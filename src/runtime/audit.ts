@@ -1,5 +1,8 @@
+import { HOOKS, type HookSpec } from "../hooks/catalog.js";
+import type { HookInterceptor } from "../hooks/intercept.js";
 import type { Attribution } from "../hooks/types.js";
-import type { AuditOutcome } from "../store/types.js";
+import type { HostLogger } from "../plugins/host.js";
+import type { AuditOutcome, SessionStore } from "../store/types.js";
 import type { RuntimeDeps } from "./deps.js";
 import type { RunState } from "./state.js";
 
@@ -15,12 +18,56 @@ const CAUSE_OUTCOME: Record<Attribution["cause"], AuditOutcome | undefined> = {
 type Decider = Pick<Attribution, "pluginId" | "cause"> & { readonly hook: Attribution["hook"] | "approval" };
 
 /**
- * Records a hook decision: hook, plugin, outcome, category, run, time. Nothing else can be
- * passed, so no reason or content can reach the audit trail.
+ * Records a decision point outside the catalog (an approval) the way hook decisions are
+ * recorded: hook, plugin, outcome, run, time.
  */
-export async function audit(
-  deps: RuntimeDeps,
-  state: RunState,
+export function audit(deps: RuntimeDeps, state: RunState, by: Decider, decision: AuditOutcome): Promise<void> {
+  return writeRecord(deps.store, deps.logger, { sessionId: state.sessionId, runId: state.runId }, by, decision);
+}
+
+/** What a dispatch's outcome says about who decided, as the engine returns it. */
+interface DecisionShape {
+  readonly outcome?: string;
+  readonly by?: Attribution;
+  readonly category?: string;
+  readonly handled?: boolean;
+  readonly decidedBy?: Attribution;
+}
+
+/**
+ * The audit trail as an engine interceptor: every verdict of a hook inside a run (a gate's
+ * block, a claim, a latch a modify hook set — a block, or `cancel` for delivery) becomes one
+ * record before the run acts on it. What counts as which is read from the catalog (the hook's
+ * kind and its latch field), not decided at call sites.
+ */
+export function auditInterceptor(store: SessionStore, logger: HostLogger): HookInterceptor {
+  return {
+    name: "audit",
+    result(d, out) {
+      if (!out || d.run.runId === "") return undefined;
+      const o = out as DecisionShape;
+      const ids = { sessionId: d.run.sessionId, runId: d.run.runId };
+      const spec: HookSpec = HOOKS[d.hook];
+      if (spec.kind === "gate" && o.outcome === "block" && o.by)
+        return writeRecord(store, logger, ids, o.by, "block", o.category);
+      if (spec.kind === "claim" && o.handled && o.by) return writeRecord(store, logger, ids, o.by, "claim");
+      if (o.decidedBy) {
+        const latch = spec.blockField ?? "block";
+        return writeRecord(store, logger, ids, o.decidedBy, latch === "cancel" ? "cancel" : "block");
+      }
+      return undefined;
+    },
+  };
+}
+
+/**
+ * Records a decision: hook, plugin, outcome, category, run, time. Nothing else can be passed,
+ * so no reason or content can reach the audit trail.
+ */
+async function writeRecord(
+  store: SessionStore,
+  logger: HostLogger,
+  ids: { readonly sessionId: string; readonly runId: string },
   by: Decider,
   decision: AuditOutcome,
   category?: string,
@@ -30,15 +77,14 @@ export async function audit(
     .replace(/^[^A-Za-z0-9]+/, "")
     .slice(0, 64);
   try {
-    await deps.store.writeAudit({
+    await store.writeAudit({
       hook: by.hook,
       pluginId: by.pluginId,
       outcome: CAUSE_OUTCOME[by.cause] ?? decision,
       ...(slug ? { category: slug } : {}),
-      sessionId: state.sessionId,
-      runId: state.runId,
+      ...ids,
     });
   } catch (error) {
-    deps.logger.warn(`audit record for ${by.hook} not written: ${(error as Error).name}`);
+    logger.warn(`audit record for ${by.hook} not written: ${(error as Error).name}`);
   }
 }

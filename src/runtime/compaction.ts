@@ -3,7 +3,6 @@ import type { Message } from "../core/message.js";
 import { messageText } from "../core/message.js";
 import { collectStream } from "../models/collect.js";
 import { toModelPrompt } from "../models/prompt.js";
-import { audit } from "./audit.js";
 import type { RuntimeDeps } from "./deps.js";
 import type { RunState } from "./state.js";
 
@@ -54,7 +53,6 @@ export async function compact(
     trigger,
   });
   if (pre.result.block) {
-    if (pre.decidedBy) await audit(deps, state, pre.decidedBy, "block");
     return { status: "blocked", pluginId: pre.decidedBy?.pluginId ?? "" };
   }
   const extra = [instructions, pre.result.instructions].filter((t): t is string => !!t);

@@ -19,6 +19,7 @@ import type { SessionStore } from "../store/types.js";
 import type { McpConnection, McpLogger } from "../tools/mcp.js";
 import type { McpServersConfig } from "../tools/mcp-config.js";
 import type { Tool } from "../tools/types.js";
+import { auditInterceptor } from "./audit.js";
 import type { ModelResolver, ResolvedModel, RuntimeConfig, RuntimeDeps } from "./deps.js";
 import { dropEvents, RunEventChannel } from "./events.js";
 import { pluginTool } from "./plugin-tool.js";
@@ -166,6 +167,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
         : await openStore(
             given ?? resolveStoreOptions({ projectDir: config.cwd, ...(options.env ? { env: options.env } : {}) }),
           );
+    engine.intercept(auditInterceptor(store, logger));
     const tools = new Map<string, Tool>((options.tools ?? []).map((t) => [t.name, t]));
     if (options.mcpServers && Object.keys(options.mcpServers).length) {
       // The MCP SDK (and its ajv, zod-to-json-schema, eventsource…) loads only when servers are configured.

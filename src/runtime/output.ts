@@ -1,6 +1,5 @@
 import { currentRunContext } from "../hooks/run-context.js";
 import { assistantTexts } from "../store/plan.js";
-import { audit } from "./audit.js";
 import type { RuntimeDeps } from "./deps.js";
 import { notices } from "./notices.js";
 import type { RunState } from "./state.js";
@@ -23,7 +22,6 @@ export async function gateResponse(deps: RuntimeDeps, state: RunState): Promise<
   if (result.block && decidedBy) {
     const notice = result.blockReason || notices.responseBlocked(decidedBy.pluginId);
     await deps.store.blockRun(state.runId, { notice, blockedBy: decidedBy.pluginId, hook: decidedBy.hook });
-    await audit(deps, state, decidedBy, "block");
     state.outcome = "blocked";
     state.blockedBy = { pluginId: decidedBy.pluginId, hook: decidedBy.hook };
     state.reply = notice;
@@ -48,7 +46,6 @@ export async function deliver(deps: RuntimeDeps, state: RunState): Promise<void>
     const outcome = await engine.emit("message_sending", { to: audience(), content: text });
     state.signal.throwIfAborted();
     if (outcome.result.cancel) {
-      if (outcome.decidedBy) await audit(deps, state, outcome.decidedBy, "cancel");
       state.reply = null;
       return;
     }

@@ -7,7 +7,6 @@ import type { MergedResult } from "../hooks/types.js";
 import { toModelTools } from "../models/tools.js";
 import type { Session } from "../store/types.js";
 import type { Tool } from "../tools/types.js";
-import { audit } from "./audit.js";
 import { compact } from "./compaction.js";
 import type { RuntimeDeps } from "./deps.js";
 import type { EventSink } from "./events.js";
@@ -152,7 +151,6 @@ async function claimInbound(deps: RuntimeDeps, state: RunState, context: RunCont
   if (!deps.engine.hasHooks("inbound_claim")) return false;
   const claim = await deps.engine.emit("inbound_claim", { content: state.prompt, channel: context.channel });
   if (!claim.handled) return false;
-  await audit(deps, state, claim.by, "claim");
   state.outcome = "claimed";
   const reply = claim.result.reply;
   if (reply !== undefined) {
@@ -167,7 +165,6 @@ async function claimTurn(deps: RuntimeDeps, state: RunState): Promise<boolean> {
   if (!deps.engine.hasHooks("before_agent_reply")) return false;
   const claim = await deps.engine.emit("before_agent_reply", { cleanedBody: state.prompt.trim() });
   if (!claim.handled) return false;
-  await audit(deps, state, claim.by, "claim");
   state.outcome = "claimed";
   await writeMessage(deps, state, { role: "user", parts: [{ type: "text", text: state.prompt }] });
   const reply = claim.result.reply?.text;
@@ -254,7 +251,6 @@ async function admitPrompt(deps: RuntimeDeps, state: RunState): Promise<boolean>
       hook: by.hook,
       ...(gate.category === undefined ? {} : { category: gate.category }),
     });
-    await audit(deps, state, by, "block", gate.category);
     state.outcome = "blocked";
     state.blockedBy = { pluginId: by.pluginId, hook: by.hook, ...(gate.category ? { category: gate.category } : {}) };
     state.reply = notice;

@@ -2,7 +2,6 @@ import type { Part } from "../core/message.js";
 import type { CollectedToolCall } from "../models/collect.js";
 import type { Tool, ToolContext } from "../tools/types.js";
 import { requestApproval } from "./approvals.js";
-import { audit } from "./audit.js";
 import type { RuntimeDeps } from "./deps.js";
 import { notices } from "./notices.js";
 import { writeMessage } from "./persist.js";
@@ -74,7 +73,6 @@ async function runToolCall(
   if (pre.result.block) {
     const by = pre.decidedBy as NonNullable<typeof pre.decidedBy>;
     const message = notices.toolBlocked(toolName, by.pluginId, pre.result.blockReason);
-    await audit(deps, state, by, "block");
     state.emit({ type: "tool-blocked", toolCallId, toolName, message });
     return { output: message, isError: true };
   }
@@ -118,7 +116,6 @@ async function runToolCall(
     const notice = notices.toolWithheld(toolName, by.pluginId, post.result.blockReason);
     // A sub-agent's answer is stored in its own session too: the withheld output goes there as well.
     for (const runId of childRuns) await deps.store.blockRun(runId, { notice, blockedBy: by.pluginId, hook: by.hook });
-    await audit(deps, state, by, "block");
     return {
       output: notice,
       isError: false,
