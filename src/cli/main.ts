@@ -73,6 +73,8 @@ const COMMANDS: Record<string, () => Promise<void>> = {
   plugins: async () => (await import("./plugins.js")).registerPluginsCommand(program),
   config: async () => (await import("./config.js")).registerConfigCommand(program),
   init: async () => (await import("./init.js")).registerInitCommand(program),
+  serve: async () => (await import("./serve.js")).registerServeCommand(program),
+  keys: async () => (await import("./serve.js")).registerKeysCommand(program),
 };
 // The program has no options but --version and --help, so a command is the first argument. When
 // it names one, only that command is registered (`run` always is); `--version` as the first

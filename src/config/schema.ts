@@ -1,19 +1,9 @@
 import { z } from "zod";
 import { CommandHooksConfigSchema, HooksBlockSchema } from "../command-hooks/settings.js";
-import { ModelSpecError } from "../models/errors.js";
-import { parseModelSpec } from "../models/spec.js";
 import { PluginEntrySchema, PluginHookOptionsSchema } from "../plugins/config.js";
 import { McpServersConfigSchema } from "../tools/mcp-config.js";
-
-/** A model spec, checked for shape only: a scripted file is read when the model is resolved. */
-const ModelSpecSchema = z.string().superRefine((spec, ctx) => {
-  try {
-    parseModelSpec(spec);
-  } catch (error) {
-    if (!(error instanceof ModelSpecError)) throw error;
-    ctx.addIssue({ code: "custom", message: error.message });
-  }
-});
+import { ModelSpecSchema } from "./model-spec.js";
+import { ServerConfigSchema } from "./server.js";
 
 /** Mirrors `resolveStoreOptions`, which refuses URLs of any other scheme: refused here, with a path. */
 const StoreSchema = z
@@ -113,6 +103,7 @@ export const GatehouseConfigSchema = z
       })
       .optional()
       .describe("When and how the history is summarized."),
+    server: ServerConfigSchema.optional(),
   })
   .describe("Gatehouse project configuration (gatehouse.json).");
 

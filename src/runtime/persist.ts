@@ -47,7 +47,7 @@ function remember(state: RunState) {
 }
 
 /** Hooks see the message before it has an id or a place; those come from the store. */
-function draftMessage(state: RunState, draft: Draft): Message {
+export function draftMessage(state: RunState, draft: Draft): Message {
   return {
     id: "",
     sessionId: state.sessionId,

@@ -14,7 +14,7 @@ import { askForRevision } from "./finalize.js";
 import { callModel } from "./model-step.js";
 import { notices } from "./notices.js";
 import { deliver, gateResponse } from "./output.js";
-import { writeMessage } from "./persist.js";
+import { type Draft, draftMessage, writeMessage } from "./persist.js";
 import { RunState } from "./state.js";
 import { runToolCalls } from "./tool-calls.js";
 import type { RunInput, RunOutcome, RunResult } from "./types.js";
@@ -54,10 +54,19 @@ export async function executeRun(
           trigger,
           channel: input.channel ?? "api",
           ...(input.jobId === undefined ? {} : { jobId: input.jobId }),
-          traceparent: newTraceparent(),
+          traceparent: continuedTraceparent(input.traceparent),
           signal,
         };
-    const state = new RunState(session.id, run.id, input.prompt, signal, emit, deps.config.systemPrompt);
+    const state = new RunState(
+      session.id,
+      run.id,
+      input.prompt,
+      signal,
+      emit,
+      input.systemPrompt ?? deps.config.systemPrompt,
+    );
+    if (input.priorMessages?.length) state.priorMessages = input.priorMessages;
+    if (input.model !== undefined) state.modelSpec = input.model;
     if (child?.context) state.context.append.push(child.context);
     // A cancelled run does not wait out its hooks' timeouts.
     const cancelHooks = () => deps.engine.cancelRun(run.id);
@@ -94,7 +103,9 @@ async function lifecycle(
   let sessionId = state.sessionId;
   state.emit({ type: "run-start", sessionId, runId: state.runId });
   try {
-    state.model = await deps.models.resolve();
+    state.model = await deps.models.resolve(
+      state.modelSpec === undefined ? undefined : { modelOverride: state.modelSpec },
+    );
     state.setHistory(await deps.store.history(sessionId));
     // Hooks nobody listens to are not awaited: each await is a promise, and every promise pays the run
     // context's async hooks.
@@ -234,10 +245,13 @@ async function prepareTurn(deps: RuntimeDeps, state: RunState): Promise<void> {
  * wait for the next run. A pass stores the user's own words (never the injected context).
  */
 async function admitPrompt(deps: RuntimeDeps, state: RunState): Promise<boolean> {
+  const priors = state.priorMessages.map(
+    (m): Draft => ({ role: m.role, parts: [{ type: "text", text: m.text }], metadata: { prior: true } }),
+  );
   const gate = await deps.engine.emit("before_agent_run", {
     prompt: state.prompt,
     modelPrompt: state.modelPromptText(),
-    messages: state.history,
+    messages: priors.length ? [...state.history, ...priors.map((d) => draftMessage(state, d))] : state.history,
     systemPrompt: state.systemPrompt(),
   });
   // A run cancelled while its gate was deciding is cancelled, not blocked.
@@ -257,6 +271,8 @@ async function admitPrompt(deps: RuntimeDeps, state: RunState): Promise<boolean>
     state.emit({ type: "blocked", hook: by.hook, pluginId: by.pluginId, message: notice });
     return false;
   }
+  // The caller's earlier turns, now that the gate has seen them: stored with this run, before its prompt.
+  for (const prior of priors) await writeMessage(deps, state, prior);
   await writeMessage(deps, state, { role: "user", parts: [{ type: "text", text: state.prompt }] });
   if (state.injections.length)
     await deps.store.commitInjections(
@@ -423,6 +439,12 @@ function warnDeprecated(deps: RuntimeDeps): void {
     deps.logger.warn(
       `plugin ${id} uses before_agent_start, which is deprecated: use before_model_resolve and before_prompt_build`,
     );
+}
+
+/** The caller's trace context as given (the run's spans are its children), or a new trace when there is none or it is malformed. */
+function continuedTraceparent(incoming: string | undefined): string {
+  const valid = incoming !== undefined && /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/.test(incoming);
+  return valid ? incoming : newTraceparent();
 }
 
 function describeFailure(error: unknown): string {

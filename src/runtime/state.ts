@@ -6,7 +6,7 @@ import { charsToTokens, messageChars } from "./compaction.js";
 import type { ResolvedModel } from "./deps.js";
 import type { EventSink } from "./events.js";
 import type { RevisionBudget } from "./finalize.js";
-import type { BlockedBy, RunOutcome } from "./types.js";
+import type { BlockedBy, PriorMessage, RunOutcome } from "./types.js";
 
 /** Model-only text assembled from hooks and queued injections: never stored as the user's words. */
 export interface PromptContext {
@@ -45,6 +45,10 @@ export class RunState {
   reply: string | null = null;
   blockedBy: BlockedBy | undefined;
   error: string | undefined;
+  /** The caller's earlier turns (`RunInput.priorMessages`), stored only once the prompt passed its gate. */
+  priorMessages: readonly PriorMessage[] = [];
+  /** A model spec chosen by the caller for this run (an agent profile). */
+  modelSpec: string | undefined;
   /** Its unchecked output could not be removed: the run stays "running" for recovery to finish. */
   leftForRecovery = false;
 

@@ -14,6 +14,28 @@ export interface RunInput {
   readonly jobId?: string;
   /** Aborting it cancels the run cleanly (outcome `cancelled`). */
   readonly signal?: AbortSignal;
+  /**
+   * A W3C `traceparent` to continue (e.g. an HTTP request's): the run's context carries it, so
+   * hooks and spans join the caller's trace. A malformed value is ignored (a new trace starts).
+   */
+  readonly traceparent?: string;
+  /** A `provider:model` spec for this run instead of the configured model (an agent profile); hooks may still override it. */
+  readonly model?: string;
+  /** This run's system prompt instead of the configured one (an agent profile). */
+  readonly systemPrompt?: string;
+  /**
+   * Earlier turns the caller holds (an OpenAI-style client sending the whole conversation): the
+   * model sees them before the prompt and `before_agent_run` sees them in `messages`; they are
+   * stored, tagged with this run, only once the prompt passed its gate — a blocked turn stores
+   * none of them.
+   */
+  readonly priorMessages?: readonly PriorMessage[];
+}
+
+/** One earlier turn of a conversation held by the caller. */
+export interface PriorMessage {
+  readonly role: "user" | "assistant";
+  readonly text: string;
 }
 
 /** Who blocked, as the user may be told: never the hook's internal reason. */

@@ -1,0 +1,120 @@
+// `gatehouse serve` and `gatehouse keys`. main.ts loads this module to register the commands,
+// so its imports stay light: Fastify, the runtime and the store load when a command runs.
+import type { Command } from "commander";
+import { exitHelp, processIO, projectOptions } from "./common.js";
+import { EXIT, type ExitCode } from "./exit.js";
+import type { CommandIO } from "./project.js";
+import type { GatehouseFlags } from "./run.js";
+
+export interface ServeFlags extends GatehouseFlags {
+  readonly host?: string;
+  readonly port?: string;
+}
+
+export const HOST_ENV = "GATEHOUSE_HOST";
+export const PORT_ENV = "GATEHOUSE_PORT";
+
+/** Adds `gatehouse serve`. */
+export function registerServeCommand(program: Command): void {
+  projectOptions(program.command("serve"))
+    .summary("serve the agent over HTTP (native API and OpenAI-compatible)")
+    .description(
+      "Serve the project's agent over HTTP: sessions and runs (JSON or Server-Sent Events), OpenAI-compatible /v1/chat/completions, /v1/responses and /v1/models, /healthz, /readyz, /metrics. Every hook applies as in `gatehouse run`. Without an API key it listens on loopback only. SIGTERM or Ctrl-C stops accepting, lets runs finish (server.shutdownGraceMs), then cancels the rest. See docs/server.md.",
+    )
+    .option("--host <host>", `address to listen on (default: ${HOST_ENV}, gatehouse.json server.host, 127.0.0.1)`)
+    .option("--port <port>", `port (default: ${PORT_ENV}, gatehouse.json server.port, 8787; 0 picks one)`)
+    .option("--model <spec>", 'model spec (overrides gatehouse.json "model")')
+    .option("--settings <file|json>", "command hooks settings, read after gatehouse.json's")
+    .addHelpText(
+      "after",
+      exitHelp({
+        failed: "the server could not start (store, port in use)",
+        usage: "no model, a plugin that cannot be loaded, listening beyond loopback without an API key",
+      }),
+    )
+    .action(async (flags: ServeFlags) => {
+      const { serve } = await import("./serve-run.js");
+      process.exitCode = await serve(flags, processIO(), process);
+    });
+}
+
+/** Adds `gatehouse keys create|list|revoke`. */
+export function registerKeysCommand(program: Command): void {
+  const keys = program
+    .command("keys")
+    .summary("API keys for gatehouse serve: create, list, revoke")
+    .description(
+      "Bearer API keys for `gatehouse serve`, each bound to a principal whose sessions only it can see. Only a hash of each key is stored, in the project's store; a key is printed once, when created.",
+    );
+  projectOptions(keys.command("create"))
+    .description("Create a key for a principal and print it (once) on stdout")
+    .requiredOption("--principal <name>", "who the key acts for (sessions belong to principals)")
+    .option("--name <label>", "a label to tell keys apart")
+    .option("--json", "print the key and its record as JSON")
+    .addHelpText("after", exitHelp())
+    .action(async (flags) => {
+      process.exitCode = await keysCommand("create", flags, processIO());
+    });
+  projectOptions(keys.command("list"))
+    .description("List keys (never the keys themselves): id, principal, name, created, revoked")
+    .option("--json", "print JSON")
+    .addHelpText("after", exitHelp())
+    .action(async (flags) => {
+      process.exitCode = await keysCommand("list", flags, processIO());
+    });
+  projectOptions(keys.command("revoke"))
+    .description("Revoke a key by id: requests with it are refused from then on")
+    .argument("<id>", "the key's id (from keys list)")
+    .addHelpText("after", exitHelp({ failed: "no such key (or already revoked), or the store failed" }))
+    .action(async (id: string, flags) => {
+      process.exitCode = await keysCommand("revoke", { ...flags, id }, processIO());
+    });
+}
+
+interface KeysFlags {
+  readonly config?: string;
+  readonly dataDir?: string;
+  readonly principal?: string;
+  readonly name?: string;
+  readonly json?: boolean;
+  readonly id?: string;
+}
+
+async function keysCommand(what: "create" | "list" | "revoke", flags: KeysFlags, io: CommandIO): Promise<ExitCode> {
+  const [{ loadProject, runCli, storeOptionsFor, CliStop, checkId }, { writeOut }, server] = await Promise.all([
+    import("./project.js"),
+    import("./output.js"),
+    import("../server/index.js"),
+  ]);
+  return runCli(io, async () => {
+    const project = await loadProject(flags, io);
+    const store = storeOptionsFor(project.settings, io);
+    if (store.kind === "memory")
+      throw new CliStop(EXIT.usage, "keys: the memory store keeps nothing; configure a store");
+    const records = await server.openServiceRecords(store);
+    try {
+      if (what === "create") {
+        checkId("--principal", flags.principal);
+        const created = await server.createApiKey(records, flags.principal as string, flags.name ?? null);
+        await writeOut(io.stdout, flags.json ? `${JSON.stringify(created)}\n` : `${created.key}\n`);
+        return EXIT.ok;
+      }
+      if (what === "list") {
+        const keys = await records.listApiKeys();
+        if (flags.json) await writeOut(io.stdout, `${JSON.stringify(keys)}\n`);
+        else
+          for (const k of keys)
+            await writeOut(
+              io.stdout,
+              `${k.id}  ${k.principal}  ${k.name ?? "-"}  ${k.createdAt}  ${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}\n`,
+            );
+        return EXIT.ok;
+      }
+      const revoked = await records.revokeApiKey(flags.id as string, new Date().toISOString());
+      if (!revoked) throw new CliStop(EXIT.failed, `keys revoke: no active key ${flags.id}`);
+      return EXIT.ok;
+    } finally {
+      await records.close();
+    }
+  });
+}

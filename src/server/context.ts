@@ -1,0 +1,195 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Gatehouse } from "../runtime/gatehouse.js";
+import type { RunResult } from "../runtime/types.js";
+import type { Session } from "../store/types.js";
+import { principalOf } from "./keys.js";
+import type { ServiceRecords } from "./records.js";
+import { Refusal, type RunManager } from "./runs.js";
+import type { ServerMetrics } from "./telemetry.js";
+
+/** An agent profile as served: what a request's `model` names. */
+export interface Profile {
+  readonly id: string;
+  readonly model?: string;
+  readonly systemPrompt?: string;
+  readonly description?: string;
+}
+
+export interface ServerLimits {
+  readonly bodyBytes: number;
+  readonly promptChars: number;
+  readonly runsPerPrincipal: number;
+  readonly runsPerInstance: number;
+  readonly requestTimeoutMs: number;
+}
+
+/** Everything the routes share. */
+export interface ServerContext {
+  readonly gatehouse: Gatehouse;
+  readonly records: ServiceRecords;
+  readonly runs: RunManager;
+  readonly metrics: ServerMetrics;
+  /** In order; the first is the default. */
+  readonly profiles: readonly Profile[];
+  readonly limits: ServerLimits;
+  /** Listening on loopback only: requests without a key are the "local" principal while no key exists. */
+  readonly loopback: boolean;
+  /** Set once plugins are loaded and the store is open. */
+  ready: boolean;
+}
+
+/** The principal of a request with no key, on loopback, while no key exists. */
+export const LOCAL_PRINCIPAL = "local";
+
+/** An error answered in OpenAI's shape, with no more detail than `message` says. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    readonly code: string | null,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const notFound = (what: string) => new HttpError(404, "not_found_error", "not_found", `No such ${what}.`);
+
+export function errorBody(error: HttpError) {
+  return { error: { message: error.message, type: error.type, code: error.code } };
+}
+
+export function sendError(reply: FastifyReply, error: HttpError): FastifyReply {
+  return reply.status(error.status).headers(error.headers).send(errorBody(error));
+}
+
+/** A refusal by a limit as the HTTP error it is (429 or 503 with retry-after). */
+export function refusalError(refusal: Refusal): HttpError {
+  return new HttpError(
+    refusal.status,
+    refusal.status === 429 ? "rate_limit_error" : "server_error",
+    refusal.code,
+    refusal.message,
+    {
+      "retry-after": String(refusal.retryAfterSeconds),
+    },
+  );
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    principal: string;
+  }
+}
+
+// A request with no key may be let in as the local principal: cached briefly, so creating the
+// first key closes the door within a second without a query per request.
+let keysKnown: { at: number; exist: boolean; records: ServiceRecords } | undefined;
+const KEYS_CACHE_MS = 1000;
+
+async function anyKeys(records: ServiceRecords): Promise<boolean> {
+  const now = performance.now();
+  if (keysKnown && keysKnown.records === records && now - keysKnown.at < KEYS_CACHE_MS) return keysKnown.exist;
+  const exist = await records.hasActiveApiKeys();
+  keysKnown = { at: now, exist, records };
+  return exist;
+}
+
+/**
+ * Authentication: `Authorization: Bearer <key>` names a principal. Without a key, a server on
+ * loopback with no key configured answers as the "local" principal; anything else is 401.
+ */
+export async function authenticate(ctx: ServerContext, request: FastifyRequest): Promise<void> {
+  const header = request.headers.authorization;
+  const bearer = header?.startsWith("Bearer ") ? header.slice(7).trim() : undefined;
+  if (bearer) {
+    const principal = await principalOf(ctx.records, bearer);
+    if (principal === undefined)
+      throw new HttpError(401, "authentication_error", "invalid_api_key", "Invalid API key.");
+    request.principal = principal;
+    return;
+  }
+  if (ctx.loopback && !(await anyKeys(ctx.records))) {
+    request.principal = LOCAL_PRINCIPAL;
+    return;
+  }
+  throw new HttpError(401, "authentication_error", "missing_api_key", "Missing API key (Authorization: Bearer …).");
+}
+
+/** The session if this principal owns it; someone else's is as absent as one that does not exist. */
+export async function ownedSession(ctx: ServerContext, principal: string, sessionId: string): Promise<Session> {
+  const owner = await ctx.records.sessionOwner(sessionId);
+  if (owner?.principal !== principal) throw notFound("session");
+  const session = await ctx.gatehouse.store.getSession(sessionId);
+  if (!session) throw notFound("session");
+  return session;
+}
+
+/** A new session owned by the principal. */
+export async function newSession(
+  ctx: ServerContext,
+  principal: string,
+  input: { key?: string; title?: string } = {},
+): Promise<Session> {
+  const session = await ctx.gatehouse.store.createSession({ key: input.key ?? null });
+  await ctx.records.ownSession({
+    sessionId: session.id,
+    principal,
+    title: input.title ?? null,
+    createdAt: session.createdAt,
+  });
+  return session;
+}
+
+export function profileFor(ctx: ServerContext, model: string | undefined): Profile {
+  if (model === undefined) return ctx.profiles[0] as Profile;
+  const profile = ctx.profiles.find((p) => p.id === model);
+  if (!profile)
+    throw new HttpError(404, "invalid_request_error", "model_not_found", `The model '${model}' does not exist.`);
+  return profile;
+}
+
+export function checkPrompt(ctx: ServerContext, prompt: string): void {
+  if (prompt.length > ctx.limits.promptChars) {
+    ctx.metrics.refused.inc({ reason: "prompt_too_long" });
+    throw new HttpError(
+      400,
+      "invalid_request_error",
+      "prompt_too_long",
+      `The prompt is longer than ${ctx.limits.promptChars} characters.`,
+    );
+  }
+}
+
+/** A run's end as HTTP: a failure or a missed deadline is an error without detail; anything else is an answer. */
+export function runError(result: RunResult, timedOut: boolean): HttpError | undefined {
+  if (result.outcome === "failed")
+    return new HttpError(500, "server_error", "run_failed", `The run failed (run ${result.runId}).`);
+  if (result.outcome === "cancelled" && timedOut)
+    return new HttpError(
+      504,
+      "timeout_error",
+      "deadline_exceeded",
+      "The run did not finish before the request deadline.",
+    );
+  return undefined;
+}
+
+/** Runs `fn` (which starts a run); a refusal by a limit becomes its HTTP error and is counted. */
+export function admitted<T>(ctx: ServerContext, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof Refusal) {
+      ctx.metrics.refused.inc({ reason: error.code });
+      throw refusalError(error);
+    }
+    throw error;
+  }
+}
+
+/** Traceparent of the request (or its server span): the run continues that trace. */
+export function requestTraceparent(request: FastifyRequest): string | undefined {
+  return (request as FastifyRequest & { traceparent?: string }).traceparent;
+}

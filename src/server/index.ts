@@ -1,0 +1,104 @@
+import type { FastifyInstance } from "fastify";
+import type { ServerConfig } from "../config/server.js";
+import type { Gatehouse } from "../runtime/gatehouse.js";
+import type { Approver } from "../runtime/types.js";
+import type { StoreOptions } from "../store/index.js";
+import { buildApp } from "./app.js";
+import type { Profile, ServerContext, ServerLimits } from "./context.js";
+import { openServiceRecords, type ServiceRecords } from "./records.js";
+import { RunManager } from "./runs.js";
+import { ServerMetrics, tracingInterceptor } from "./telemetry.js";
+
+export { createApiKey } from "./keys.js";
+export { openServiceRecords, type ServiceRecords } from "./records.js";
+
+export const DEFAULT_HOST = "127.0.0.1";
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_PROFILE = "gatehouse";
+
+export const DEFAULT_LIMITS: ServerLimits = {
+  bodyBytes: 1024 * 1024,
+  promptChars: 100_000,
+  runsPerPrincipal: 4,
+  runsPerInstance: 32,
+  requestTimeoutMs: 300_000,
+};
+export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
+
+/** Whether an address only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Refused before listening: beyond loopback without any key. */
+export class ServeRefused extends Error {}
+
+export interface Service {
+  /** Give it to the Gatehouse the service runs (approval asks go to streaming clients, or are denied). */
+  readonly approver: Approver;
+  readonly records: ServiceRecords;
+  /** Starts serving `gatehouse` (already built with `approver`). */
+  listen(gatehouse: Gatehouse, at: { host: string; port: number }): Promise<RunningServer>;
+}
+
+export interface RunningServer {
+  readonly url: string;
+  readonly app: FastifyInstance;
+  /**
+   * Graceful shutdown: stop accepting, let runs finish until the grace period, cancel the
+   * rest cleanly, then close the HTTP server and the records (not the Gatehouse: its owner does).
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * The service around a Gatehouse: opened in two steps because the Gatehouse needs the
+ * service's approver when it is built, and the service needs the Gatehouse to serve.
+ */
+export async function openService(options: { store: StoreOptions; config?: ServerConfig }): Promise<Service> {
+  const config = options.config ?? {};
+  const limits: ServerLimits = { ...DEFAULT_LIMITS, ...config.limits };
+  const records = await openServiceRecords(options.store);
+  const runs = new RunManager(records, limits, { mode: config.approvals?.mode ?? "deny" });
+  const profiles: Profile[] = Object.entries(config.agents ?? {}).map(([id, p]) => ({ id, ...p }));
+  if (profiles.length === 0) profiles.push({ id: DEFAULT_PROFILE });
+
+  return {
+    approver: runs.approver,
+    records,
+    async listen(gatehouse, at) {
+      const loopback = isLoopback(at.host);
+      if (!loopback && !(await records.hasActiveApiKeys()))
+        throw new ServeRefused(
+          `refusing to listen on ${at.host} without an API key: create one with \`gatehouse keys create\` (or listen on 127.0.0.1)`,
+        );
+      const metrics = new ServerMetrics(() => runs.count);
+      const ctx: ServerContext = { gatehouse, records, runs, metrics, profiles, limits, loopback, ready: false };
+      const removeInterceptors = [
+        gatehouse.engine.intercept(metrics.interceptor()),
+        gatehouse.engine.intercept(tracingInterceptor()),
+      ];
+      await gatehouse.ready();
+      ctx.ready = !gatehouse.plugins.diagnostics.some((d) => d.level === "error");
+      await runs.watchSignals();
+      const app = await buildApp(ctx);
+      const address = await app.listen({ host: at.host, port: at.port });
+      let closing: Promise<void> | undefined;
+      return {
+        url: address,
+        app,
+        close(graceMs = config.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS) {
+          closing ??= (async () => {
+            // Stop accepting first: readiness turns unavailable and new runs are refused with 503.
+            const drained = runs.drain(graceMs);
+            await drained;
+            await app.close();
+            for (const remove of removeInterceptors) remove();
+            await records.close();
+          })();
+          return closing;
+        },
+      };
+    },
+  };
+}
