@@ -97,16 +97,15 @@ async function anyKeys(records: ServiceRecords): Promise<boolean> {
 }
 
 /**
- * Authentication: `Authorization: Bearer <key>` names a principal. Without a key, a server on
- * loopback with no key configured answers as the "local" principal; anything else is 401.
+ * Authentication: `Authorization: Bearer <key>` names a principal. A server on loopback while
+ * no key exists is open: every request is the "local" principal (OpenAI clients always send
+ * some key). Otherwise a missing or wrong key is 401.
  */
 export async function authenticate(ctx: ServerContext, request: FastifyRequest): Promise<void> {
   const header = request.headers.authorization;
   const bearer = header?.startsWith("Bearer ") ? header.slice(7).trim() : undefined;
-  if (bearer) {
-    const principal = await principalOf(ctx.records, bearer);
-    if (principal === undefined)
-      throw new HttpError(401, "authentication_error", "invalid_api_key", "Invalid API key.");
+  const principal = bearer ? await principalOf(ctx.records, bearer) : undefined;
+  if (principal !== undefined) {
     request.principal = principal;
     return;
   }
@@ -114,6 +113,7 @@ export async function authenticate(ctx: ServerContext, request: FastifyRequest):
     request.principal = LOCAL_PRINCIPAL;
     return;
   }
+  if (bearer) throw new HttpError(401, "authentication_error", "invalid_api_key", "Invalid API key.");
   throw new HttpError(401, "authentication_error", "missing_api_key", "Missing API key (Authorization: Bearer …).");
 }
 
