@@ -63,6 +63,7 @@ export async function api(
   method: string,
   path: string,
   options: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+  // biome-ignore lint/suspicious/noExplicitAny: a response body is whatever JSON the route answers; tests index into it
 ): Promise<{ status: number; body: any; headers: Headers }> {
   const res = await fetch(`${server.url}${path}`, {
     method,
