@@ -32,13 +32,13 @@ export interface ServerContext {
   /** In order; the first is the default. */
   readonly profiles: readonly Profile[];
   readonly limits: ServerLimits;
-  /** Listening on loopback only: requests without a key are the "local" principal while no key exists. */
+  /** Listening on loopback only: requests without a key are the "local" principal until a first key is created. */
   readonly loopback: boolean;
   /** Set once plugins are loaded and the store is open. */
   ready: boolean;
 }
 
-/** The principal of a request with no key, on loopback, while no key exists. */
+/** The principal of a request with no key, on loopback, until a first key is created. */
 export const LOCAL_PRINCIPAL = "local";
 
 /** An error answered in OpenAI's shape, with no more detail than `message` says. */
@@ -91,14 +91,15 @@ const KEYS_CACHE_MS = 1000;
 async function anyKeys(records: ServiceRecords): Promise<boolean> {
   const now = performance.now();
   if (keysKnown && keysKnown.records === records && now - keysKnown.at < KEYS_CACHE_MS) return keysKnown.exist;
-  const exist = await records.hasActiveApiKeys();
+  // Any key ever created closes the door: revoking the last one does not open it again.
+  const exist = (await records.apiKeyCounts()).all > 0;
   keysKnown = { at: now, exist, records };
   return exist;
 }
 
 /**
  * Authentication: `Authorization: Bearer <key>` names a principal. A server on loopback while
- * no key exists is open: every request is the "local" principal (OpenAI clients always send
+ * no key was ever created is open: every request is the "local" principal (OpenAI clients always send
  * some key). Otherwise a missing or wrong key is 401.
  */
 export async function authenticate(ctx: ServerContext, request: FastifyRequest): Promise<void> {

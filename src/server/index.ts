@@ -68,7 +68,7 @@ export async function openService(options: { store: StoreOptions; config?: Serve
     records,
     async listen(gatehouse, at) {
       const loopback = isLoopback(at.host);
-      if (!loopback && !(await records.hasActiveApiKeys()))
+      if (!loopback && (await records.apiKeyCounts()).active === 0)
         throw new ServeRefused(
           `refusing to listen on ${at.host} without an API key: create one with \`gatehouse keys create\` (or listen on 127.0.0.1)`,
         );

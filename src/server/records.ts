@@ -46,7 +46,8 @@ export interface ServiceRecords {
   listApiKeys(): Promise<ApiKeyRecord[]>;
   /** false when there is no such key or it was already revoked. */
   revokeApiKey(id: string, at: string): Promise<boolean>;
-  hasActiveApiKeys(): Promise<boolean>;
+  /** How many keys were ever created, and how many are not revoked. */
+  apiKeyCounts(): Promise<{ readonly all: number; readonly active: number }>;
 
   ownSession(owner: SessionOwner): Promise<void>;
   sessionOwner(sessionId: string): Promise<SessionOwner | undefined>;
@@ -148,8 +149,9 @@ class MemoryRecords implements ServiceRecords {
     this.keys.set(id, { ...key, revokedAt: at });
     return true;
   }
-  async hasActiveApiKeys() {
-    return [...this.keys.values()].some((k) => k.revokedAt === null);
+  async apiKeyCounts() {
+    const all = [...this.keys.values()];
+    return { all: all.length, active: all.filter((k) => k.revokedAt === null).length };
   }
   async ownSession(owner: SessionOwner) {
     this.owners.set(owner.sessionId, owner);
@@ -215,8 +217,10 @@ class SqliteRecords implements ServiceRecords {
         .changes > 0
     );
   }
-  async hasActiveApiKeys() {
-    return this.db.prepare("SELECT 1 FROM server_api_keys WHERE revoked_at IS NULL LIMIT 1").get() !== undefined;
+  async apiKeyCounts() {
+    return this.db
+      .prepare('SELECT count(*) AS "all", count(*) FILTER (WHERE revoked_at IS NULL) AS active FROM server_api_keys')
+      .get() as { all: number; active: number };
   }
   async ownSession(o: SessionOwner) {
     this.db
@@ -321,8 +325,11 @@ class PostgresRecords implements ServiceRecords {
     );
     return (result.rowCount ?? 0) > 0;
   }
-  async hasActiveApiKeys() {
-    return (await this.rows("SELECT 1 FROM server_api_keys WHERE revoked_at IS NULL LIMIT 1")).length > 0;
+  async apiKeyCounts() {
+    const [row] = await this.rows<{ all: number; active: number }>(
+      'SELECT count(*)::int AS "all", (count(*) FILTER (WHERE revoked_at IS NULL))::int AS active FROM server_api_keys',
+    );
+    return row ?? { all: 0, active: 0 };
   }
   async ownSession(o: SessionOwner) {
     await this.rows(

@@ -8,7 +8,10 @@ import { api, type SseEvent, sse, startTestServer, type TestServer } from "./hel
 
 const SCRIPT = {
   runs: [
-    { match: "^tool", turns: [{ text: "Using it.", toolCalls: [{ name: "Echo", input: { text: "t" } }] }, { text: "Done." }] },
+    {
+      match: "^tool",
+      turns: [{ text: "Using it.", toolCalls: [{ name: "Echo", input: { text: "t" } }] }, { text: "Done." }],
+    },
     { match: "^wait", turns: [{ toolCalls: [{ name: "Wait", input: { note: "n" } }] }, { text: "never" }] },
     { match: "^ask", turns: [{ toolCalls: [{ name: "Echo", input: { text: "asked" } }] }, { text: "After the ask." }] },
     { match: ".", turns: [{ text: "Plain answer in chunks.", chunks: 3 }] },
@@ -39,7 +42,10 @@ describe("native API: sessions, runs, tenancy", () => {
   after(() => server.close());
 
   test("sessions: create with key and title, list newest first, get with runs and messages, delete", async () => {
-    const created = await api(server, "POST", "/v1/sessions", { key: alice, body: { key: "support-42", title: "Refund" } });
+    const created = await api(server, "POST", "/v1/sessions", {
+      key: alice,
+      body: { key: "support-42", title: "Refund" },
+    });
     assert.equal(created.status, 201);
     assert.equal(created.body.title, "Refund");
     assert.equal(created.body.key, "support-42");
@@ -49,7 +55,10 @@ describe("native API: sessions, runs, tenancy", () => {
       listed.body.data.slice(0, 2).map((s: { id: string }) => s.id),
       [other.body.id, created.body.id],
     );
-    const run = await api(server, "POST", `/v1/sessions/${created.body.id}/runs`, { key: alice, body: { prompt: "hello" } });
+    const run = await api(server, "POST", `/v1/sessions/${created.body.id}/runs`, {
+      key: alice,
+      body: { prompt: "hello" },
+    });
     assert.equal(run.status, 200);
     assert.equal(run.body.outcome, "completed");
     assert.equal(run.body.reply, "Plain answer in chunks.");
@@ -99,7 +108,12 @@ describe("native API: sessions, runs, tenancy", () => {
 
   test("SSE: the same run events gatehouse.stream() yields for the same turn, ending with run-end", async () => {
     const session = await api(server, "POST", "/v1/sessions", { key: alice, body: {} });
-    const streamed = await sse(server, `/v1/sessions/${session.body.id}/runs`, { prompt: "tool please" }, { key: alice });
+    const streamed = await sse(
+      server,
+      `/v1/sessions/${session.body.id}/runs`,
+      { prompt: "tool please" },
+      { key: alice },
+    );
     assert.equal(streamed.status, 200);
     const overHttp = eventsOf(streamed.events);
     assert.deepEqual(
@@ -136,7 +150,10 @@ describe("native API: sessions, runs, tenancy", () => {
       body: { prompt: "x", model: "nope" },
     });
     assert.equal(model.status, 404);
-    const invalid = await api(server, "POST", `/v1/sessions/${session.body.id}/runs`, { key: alice, body: { nope: 1 } });
+    const invalid = await api(server, "POST", `/v1/sessions/${session.body.id}/runs`, {
+      key: alice,
+      body: { nope: 1 },
+    });
     assert.equal(invalid.status, 400);
   });
 
@@ -193,13 +210,20 @@ describe("native API: cancel, approvals, holdback, run limits", () => {
     const server = await startTestServer(SCRIPT, { tools: [echoTool], plugins: [asker] });
     try {
       const session = await api(server, "POST", "/v1/sessions", { body: {} });
-      const streamed = eventsOf((await sse(server, `/v1/sessions/${session.body.id}/runs`, { prompt: "ask first" })).events);
+      const streamed = eventsOf(
+        (await sse(server, `/v1/sessions/${session.body.id}/runs`, { prompt: "ask first" })).events,
+      );
       const types = streamed.map((e) => e.type);
       assert.ok(types.includes("approval-requested"));
       assert.ok(types.includes("tool-blocked"));
       assert.ok(!types.includes("tool-call"), "the tool did not run");
       const audit = await api(server, "GET", `/v1/audit?sessionId=${session.body.id}`);
-      assert.ok(audit.body.data.some((r: { hook: string; outcome: string; pluginId: string }) => r.hook === "approval" && r.outcome === "deny" && r.pluginId === "server"));
+      assert.ok(
+        audit.body.data.some(
+          (r: { hook: string; outcome: string; pluginId: string }) =>
+            r.hook === "approval" && r.outcome === "deny" && r.pluginId === "server",
+        ),
+      );
     } finally {
       await server.close();
     }
@@ -215,16 +239,23 @@ describe("native API: cancel, approvals, holdback, run limits", () => {
       const session = await api(server, "POST", "/v1/sessions", { body: {} });
       let runId = "";
       const answers: Promise<unknown>[] = [];
-      const streamed = await sse(server, `/v1/sessions/${session.body.id}/runs`, { prompt: "ask first" }, {
-        onEvent: (e) => {
-          const event = JSON.parse(e.data) as RunEvent;
-          if (event.type === "run-start") runId = event.runId;
-          if (event.type === "approval-requested")
-            answers.push(
-              api(server, "POST", `/v1/runs/${runId}/approvals/${event.toolCallId}`, { body: { decision: "allow-once" } }),
-            );
+      const streamed = await sse(
+        server,
+        `/v1/sessions/${session.body.id}/runs`,
+        { prompt: "ask first" },
+        {
+          onEvent: (e) => {
+            const event = JSON.parse(e.data) as RunEvent;
+            if (event.type === "run-start") runId = event.runId;
+            if (event.type === "approval-requested")
+              answers.push(
+                api(server, "POST", `/v1/runs/${runId}/approvals/${event.toolCallId}`, {
+                  body: { decision: "allow-once" },
+                }),
+              );
+          },
         },
-      });
+      );
       assert.equal(((await answers[0]) as { status: number }).status, 202);
       const types = eventsOf(streamed.events).map((e) => e.type);
       assert.ok(types.includes("tool-call") && types.includes("tool-result"), types.join(","));
@@ -247,7 +278,10 @@ describe("native API: cancel, approvals, holdback, run limits", () => {
       const session = await api(server, "POST", "/v1/sessions", { body: {} });
       const events = eventsOf((await sse(server, `/v1/sessions/${session.body.id}/runs`, { prompt: "hello" })).events);
       assert.ok(!events.some((e) => e.type === "text-delta"));
-      assert.deepEqual(events.find((e) => e.type === "final"), { type: "final", text: "Checked answer in chunks." });
+      assert.deepEqual(
+        events.find((e) => e.type === "final"),
+        { type: "final", text: "Checked answer in chunks." },
+      );
       assert.ok(!JSON.stringify(events).includes("Plain answer"));
     } finally {
       await server.close();
@@ -276,7 +310,9 @@ describe("native API: cancel, approvals, holdback, run limits", () => {
       assert.equal(second.status, 200, "b has its own budget");
       const busyHolder = api(server, "POST", `/v1/sessions/${sb.body.id}/runs`, { key: b, body: { prompt: "wait" } });
       // Wait until the instance holds two runs, then a third principal is refused with 503.
-      while ((await fetch(`${server.url}/metrics`).then((r) => r.text())).match(/gatehouse_active_runs (\d+)/)?.[1] !== "2")
+      while (
+        (await fetch(`${server.url}/metrics`).then((r) => r.text())).match(/gatehouse_active_runs (\d+)/)?.[1] !== "2"
+      )
         await new Promise((r) => setImmediate(r));
       const busy = await api(server, "POST", `/v1/sessions/${sc.body.id}/runs`, { key: c, body: { prompt: "hi" } });
       assert.equal(busy.status, 503);
@@ -293,7 +329,10 @@ describe("native API: cancel, approvals, holdback, run limits", () => {
       await server.close();
     }
     const deadlineWait = waitingTool();
-    const slow = await startTestServer(SCRIPT, { tools: [deadlineWait.tool], config: { limits: { requestTimeoutMs: 200 } } });
+    const slow = await startTestServer(SCRIPT, {
+      tools: [deadlineWait.tool],
+      config: { limits: { requestTimeoutMs: 200 } },
+    });
     try {
       const session = await api(slow, "POST", "/v1/sessions", { body: {} });
       const late = await api(slow, "POST", `/v1/sessions/${session.body.id}/runs`, { body: { prompt: "wait" } });
