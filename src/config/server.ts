@@ -58,9 +58,6 @@ export const ServerConfigSchema = z
       .min(0)
       .optional()
       .describe("On SIGTERM, how long running runs may finish before they are cancelled (default 30000)."),
-    leaseExpiryMs: positive
-      .optional()
-      .describe("Several instances: how long a silent instance's runs stay its own before another recovers them."),
   })
   .describe("gatehouse serve: the HTTP API (see docs/server.md).");
 

@@ -13,6 +13,10 @@
 //   `export ANTHROPIC_API_KEY=...` gets a dummy key and its command runs against a local server
 //   speaking Anthropic's Messages API (ANTHROPIC_BASE_URL points there): the test checks that
 //   the model, the key and the prompt reached the server and that the server's reply is printed.
+// - The block marked `<!-- serve example -->` starts `gatehouse serve` in the background (on a free
+//   port: GATEHOUSE_PORT=0); the TypeScript block marked `<!-- serve client -->` then runs with tsx
+//   against it (its 127.0.0.1:8787 replaced by the address the server printed) and must print the
+//   agent's reply; then the server gets SIGTERM and must exit 0.
 //
 // Not run here, and why (each must be `npm install`, `npm test` or `npm run SCRIPT` with
 // SCRIPT in package.json, which is checked):
@@ -24,17 +28,18 @@
 //   of rounds sized for stable figures, on both cores); the lead runs them, not CI.
 // Anything else the test cannot run fails it.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { gatehouse, project } from "../cli/helpers.js";
+import { gatehouse, MAIN, project } from "../cli/helpers.js";
 import { codeBlocks, ROOT, type ShellCommand, shellCommands } from "../examples/readme-commands.js";
 import { type MockServer, type SseFrame, startMockServer } from "../models/mock-server.js";
 
 const README = join(ROOT, "README.md");
 const PROVIDER = /^provider example: /;
+const SERVE = "serve example";
 const NOT_RUN = new Set([
   "npm install",
   "npm test",
@@ -90,6 +95,54 @@ function anthropicText(text: string): SseFrame[] {
   ];
 }
 
+/**
+ * The serve example: `gatehouse serve` in the background, the README's OpenAI client against it,
+ * then SIGTERM (a graceful stop exits 0).
+ */
+async function serveAndAsk(
+  args: string[],
+  dir: string,
+  env: Record<string, string>,
+  blocks: ReturnType<typeof codeBlocks>,
+  home: string,
+): Promise<void> {
+  const client = blocks.find((b) => b.note === "serve client");
+  assert.ok(client, "the README's OpenAI client example");
+  assert.ok(client.content.trim().split("\n").length <= 3, "three lines");
+  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), MAIN, ...args], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "", ...env, GATEHOUSE_PORT: "0" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  let stderr = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr?.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+      const m = /serving on (http:\/\/\S+)/.exec(stderr);
+      if (m) resolve(m[1] as string);
+    });
+    child.on("close", () => reject(new Error(`gatehouse serve exited: ${stderr}`)));
+  });
+  try {
+    const app = join(dir, "serve-client");
+    await mkdir(join(app, "node_modules"), { recursive: true });
+    await writeFile(join(app, "package.json"), '{ "type": "module" }\n');
+    await symlink(join(ROOT, "node_modules", "openai"), join(app, "node_modules", "openai"), "dir");
+    await writeFile(join(app, "main.ts"), client.content.replace("http://127.0.0.1:8787", url));
+    const run = spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), "main.ts"], {
+      cwd: app,
+      env: { ...process.env, HOME: home },
+      encoding: "utf8",
+    });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout, "hello\n");
+  } finally {
+    child.kill("SIGTERM");
+  }
+  assert.equal(await exited, 0, stderr);
+}
+
 describe("README", () => {
   let markdown = "";
   let cwd = "";
@@ -141,6 +194,10 @@ describe("README", () => {
           assert.equal(step.name, "ANTHROPIC_API_KEY", "the local server speaks Anthropic's API");
           env.ANTHROPIC_API_KEY = "sk-ant-readme-dummy";
           env.ANTHROPIC_BASE_URL = server.origin;
+          continue;
+        }
+        if (block.note === SERVE) {
+          await serveAndAsk(step.args, dir, env, codeBlocks(markdown), home);
           continue;
         }
         if (provider) server.reply({ sse: anthropicText(PROVIDER_REPLY) });
