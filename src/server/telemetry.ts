@@ -1,6 +1,5 @@
 import {
   type Context,
-  context,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
@@ -296,9 +295,4 @@ export function tracingInterceptor(): HookInterceptor {
       dispatches.get(d)?.end();
     },
   };
-}
-
-/** Runs `fn` with `span` as the active span (for code that reads the context API). */
-export function withSpan<T>(span: Span, fn: () => T): T {
-  return context.with(trace.setSpan(context.active(), span), fn);
 }
