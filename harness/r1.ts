@@ -4,8 +4,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createGatehouse } from "../src/runtime/gatehouse.js";
 import type { RunResult } from "../src/runtime/types.js";
+import type { StoreOptions } from "../src/store/index.js";
 import type { SessionStore } from "../src/store/types.js";
 import { captureLogger, captureStdio } from "./capture.js";
+import { HttpSurface } from "./http.js";
 import {
   type BlockKind,
   DELIVERY_KINDS,
@@ -56,6 +58,8 @@ export interface R1Options {
   /** See GenerateOptions.childDerived (default true). */
   readonly childDerived?: boolean;
   readonly onScenario?: (report: ScenarioReport) => void;
+  /** The runtime's API (default) or `gatehouse serve`'s HTTP API. */
+  readonly surface?: Surface;
 }
 
 export interface R1Figures {
@@ -93,10 +97,10 @@ export async function runR1(options: R1Options): Promise<R1Figures> {
         stores,
         ...(options.childDerived === false ? { childDerived: false } : {}),
       });
-      const report = await runScenario(
-        scenario,
-        options.postgresUrl ? { postgresUrl: options.postgresUrl, postgresSchema } : {},
-      );
+      const report = await runScenario(scenario, {
+        ...(options.postgresUrl ? { postgresUrl: options.postgresUrl, postgresSchema } : {}),
+        ...(options.surface ? { surface: options.surface } : {}),
+      });
       byStore[scenario.store] = (byStore[scenario.store] ?? 0) + 1;
       for (const t of scenario.targets) byKind[t.kind] = (byKind[t.kind] ?? 0) + 1;
       targets += scenario.targets.length;
@@ -157,7 +161,11 @@ export interface ScenarioOptions {
   readonly postgresSchema?: string;
   /** For the harness's own tests: a store that misbehaves, to show the checks can fail. */
   readonly sabotage?: (store: SessionStore) => SessionStore;
+  /** Where runs are sent: the runtime's API (default), or `gatehouse serve`'s HTTP API (JSON and SSE). */
+  readonly surface?: Surface;
 }
+
+export type Surface = "runtime" | "http";
 
 export async function runScenario(scenario: Scenario, options: ScenarioOptions = {}): Promise<ScenarioReport> {
   const { postgresUrl } = options;
@@ -179,6 +187,7 @@ export async function runScenario(scenario: Scenario, options: ScenarioOptions =
     reuseSchema: options.postgresSchema !== undefined,
   });
   let audit = "";
+  let http: HttpSurface | undefined;
   try {
     const gatehouse = createGatehouse({
       model: harnessModel(scenario.script, (prompt) => timeline.push({ type: "model", prompt })),
@@ -192,13 +201,18 @@ export async function runScenario(scenario: Scenario, options: ScenarioOptions =
       ...(scenario.commandHooks ? { commandHooks: { load: { homeDir: dir, cliSettings: hookSettings() } } } : {}),
     });
     timeline.tap(gatehouse);
+    if (options.surface === "http") {
+      await gatehouse.ready();
+      http = await HttpSurface.start(gatehouse, surfaceStore(scenario, dir, options), (s) => timeline.tapStream(s));
+    }
     const sessions = new Map<number, string>();
     for (const run of scenario.runs) {
       const sessionId = sessions.get(run.session);
       const input = { prompt: run.prompt, ...(sessionId ? { sessionId } : {}) };
       try {
         let result: RunResult;
-        if (run.stream) {
+        if (http) result = await http.run(input, run.stream);
+        else if (run.stream) {
           const stream = gatehouse.stream(input);
           timeline.tapStream(stream);
           for await (const _ of stream) {
@@ -214,6 +228,8 @@ export async function runScenario(scenario: Scenario, options: ScenarioOptions =
         failures.push(`run ${run.tag || run.prompt} threw: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
+    await http?.close();
+    failures.push(...(http?.mismatches ?? []));
     await gatehouse.engine.drain();
     audit = JSON.stringify(await opened.store.listAudit());
     await opened.beforeClose();
@@ -231,11 +247,26 @@ export async function runScenario(scenario: Scenario, options: ScenarioOptions =
     persisted,
     logs: [textSink("log", lines.join("\n")), textSink("stdout/stderr", stdio.text())],
     audit: textSink("audit records", audit),
-    results: textSink("run results and errors", JSON.stringify(results) + errors.join("\n")),
+    results: textSink(
+      "run results and errors (and every JSON answer over HTTP)",
+      JSON.stringify(results) + errors.join("\n") + (http?.answers.join("\n") ?? ""),
+    ),
+    wire: textSink("SSE bodies as the client received them", http?.streams.join("\n") ?? ""),
     hookText,
     failures,
   });
   return { scenario, description: describeScenario(scenario), leaks, failures, ms: performance.now() - started };
+}
+
+/** The scenario's database as the HTTP surface's records open it (the same file, schema or memory). */
+function surfaceStore(scenario: Scenario, dir: string, options: ScenarioOptions): StoreOptions {
+  if (scenario.store === "sqlite") return { kind: "sqlite", path: join(dir, "data", "gatehouse.db") };
+  if (scenario.store === "memory") return { kind: "memory" };
+  return {
+    kind: "postgres",
+    url: options.postgresUrl as string,
+    schema: options.postgresSchema ?? `gh_r1_${process.pid}_${scenario.seed}_${scenario.index}`,
+  };
 }
 
 /** `--settings` JSON running the hook script on every event Gatehouse maps. */
@@ -293,6 +324,8 @@ interface Sinks {
   readonly logs: readonly Sink[];
   readonly audit: Sink;
   readonly results: Sink;
+  /** Streams as a client received them: checked for reasons (their events are checked on the timeline). */
+  readonly wire: Sink;
   readonly hookText: string;
   readonly failures: string[];
 }
@@ -371,6 +404,7 @@ function check(scenario: Scenario, s: Sinks): Leak[] {
     ...s.logs,
     s.audit,
     s.results,
+    s.wire,
     textSink("command-hook payloads", s.hookText),
     ...timeline.entries.map((e) => textSink(`${e.type} #${e.seq}`, timeline.text(e))),
   ];

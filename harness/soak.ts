@@ -1,7 +1,7 @@
 /**
  * The guarantee harness at any size:
  *   node --import tsx harness/soak.ts [--seed N] [--scenarios N] [--only R1|R2|R3|R4|R5|R6]
- *     [--postgres URL] [--from INDEX] [--kills N] [--flood-mib N]
+ *     [--postgres URL] [--from INDEX] [--kills N] [--flood-mib N] [--surface runtime|http]
  * Prints one line per figure; on a leak or a failure, the seed, the scenario and what leaked
  * where. Exits 1 on any failure. `--from I --scenarios 1` replays one R1 scenario.
  */
@@ -22,6 +22,7 @@ const { values } = parseArgs({
     postgres: { type: "string", default: process.env.GATEHOUSE_TEST_DATABASE_URL },
     kills: { type: "string" },
     "flood-mib": { type: "string", default: "2048" },
+    surface: { type: "string", default: "runtime" },
   },
 });
 const seed = Number(values.seed);
@@ -40,15 +41,20 @@ if (want("R1")) {
     scenarios,
     from: Number(values.from),
     ...(postgresUrl ? { postgresUrl } : {}),
+    surface: values.surface === "http" ? "http" : "runtime",
     onScenario: (r) => {
       if (!r.leaks.length && !r.failures.length) return;
-      line(`R1 FAILED seed ${r.scenario.seed} --from ${r.scenario.index} --scenarios 1: ${r.description}`);
+      line(
+        `R1 FAILED seed ${r.scenario.seed} --from ${r.scenario.index} --scenarios 1${values.surface === "http" ? " --surface http" : ""}: ${r.description}`,
+      );
       for (const l of r.leaks) line(`  leak: ${l.kind} canary from ${l.where} found in ${l.sink}: …${l.excerpt}…`);
       for (const f of r.failures) line(`  failure: ${f}`);
     },
   });
   line(
-    `R1 scenarios run: ${f.scenarios} (${Object.entries(f.byStore)
+    `R1 scenarios run${values.surface === "http" ? " through HTTP (JSON and SSE)" : ""}: ${f.scenarios} (${Object.entries(
+      f.byStore,
+    )
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")})`,
   );

@@ -1,0 +1,99 @@
+import type { Gatehouse, RunStream } from "../src/runtime/gatehouse.js";
+import type { RunEvent, RunInput, RunResult } from "../src/runtime/types.js";
+import { openService, type RunningServer } from "../src/server/index.js";
+import type { StoreOptions } from "../src/store/index.js";
+
+/**
+ * `gatehouse serve` as a further surface for the harness: the scenario's Gatehouse behind the
+ * HTTP API on a loopback port, each run sent as a request (JSON, or SSE when the scenario streams
+ * it). The run's events are recorded where the server pushes them (`onStream`, as for an
+ * in-process stream), and what the client received must be exactly those events, in order.
+ * Every response body is kept, byte for byte, for the scan.
+ */
+export class HttpSurface {
+  /** JSON response bodies (run results, sessions) as received. */
+  readonly answers: string[] = [];
+  /** SSE bodies as received. */
+  readonly streams: string[] = [];
+  /** Where what the client received differs from what the run pushed. */
+  readonly mismatches: string[] = [];
+  private readonly pushed = new Map<string, RunEvent[]>();
+
+  private constructor(private readonly running: RunningServer) {}
+
+  static async start(
+    gatehouse: Gatehouse,
+    store: StoreOptions,
+    onStream: (stream: RunStream) => void,
+  ): Promise<HttpSurface> {
+    const service = await openService({ store, config: { limits: { requestTimeoutMs: 600_000 } } });
+    let surface: HttpSurface | undefined;
+    // The server streams every run through gatehouse.stream(): its events are seen where it pushes them.
+    const stream = gatehouse.stream.bind(gatehouse);
+    gatehouse.stream = (input) => {
+      const s = stream(input);
+      onStream(s);
+      const events: RunEvent[] = [];
+      const push = (s as unknown as { push: (e: RunEvent) => void }).push.bind(s);
+      (s as unknown as { push: (e: RunEvent) => void }).push = (event) => {
+        if (event.type === "run-start") surface?.pushed.set(event.runId, events);
+        events.push(event);
+        push(event);
+      };
+      return s;
+    };
+    const running = await service.listen(gatehouse, { host: "127.0.0.1", port: 0 });
+    surface = new HttpSurface(running);
+    return surface;
+  }
+
+  /** One run: a new session is created over HTTP first. */
+  async run(input: Pick<RunInput, "prompt" | "sessionId">, stream: boolean): Promise<RunResult> {
+    const sessionId = input.sessionId ?? (await this.createSession());
+    const res = await fetch(`${this.running.url}/v1/sessions/${sessionId}/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...(stream ? { accept: "text/event-stream" } : {}) },
+      body: JSON.stringify({ prompt: input.prompt }),
+    });
+    const text = await res.text();
+    if (!stream) {
+      this.answers.push(text);
+      if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+      return JSON.parse(text) as RunResult;
+    }
+    this.streams.push(text);
+    const received: RunEvent[] = [];
+    for (const frame of text.split("\n\n")) {
+      const data = /^data: (.*)$/m.exec(frame)?.[1];
+      if (data === undefined) continue;
+      const event = JSON.parse(data) as RunEvent | { error: unknown };
+      if ("error" in event) throw new Error(`SSE error ${JSON.stringify(event.error)}`);
+      received.push(event);
+    }
+    const end = received.at(-1);
+    if (end?.type !== "run-end") throw new Error("the stream ended without run-end");
+    const pushed = this.pushed.get(end.result.runId) ?? [];
+    // run-end goes out without the internal error text; everything else exactly as pushed.
+    const wire = (e: RunEvent) =>
+      JSON.stringify(e.type === "run-end" ? { ...e, result: { ...e.result, error: undefined } } : e);
+    if (received.map(wire).join("\n") !== pushed.map(wire).join("\n"))
+      this.mismatches.push(`run ${end.result.runId}: the SSE events differ from the events the run pushed`);
+    this.answers.push(JSON.stringify(end.result));
+    return end.result;
+  }
+
+  close(): Promise<void> {
+    return this.running.close(0);
+  }
+
+  private async createSession(): Promise<string> {
+    const res = await fetch(`${this.running.url}/v1/sessions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
+    const text = await res.text();
+    this.answers.push(text);
+    return (JSON.parse(text) as { id: string }).id;
+  }
+}
