@@ -206,6 +206,21 @@ describe("native API: cancel, approvals, holdback, run limits", () => {
     }
   });
 
+  test("shutdown: a run still going when the grace period ends is cancelled cleanly and answered; new runs get 503", async () => {
+    const wait = waitingTool();
+    const server = await startTestServer(SCRIPT, { tools: [wait.tool] });
+    const session = await api(server, "POST", "/v1/sessions", { body: {} });
+    const running = api(server, "POST", `/v1/sessions/${session.body.id}/runs`, { body: { prompt: "wait forever" } });
+    await wait.started;
+    const closing = server.running.close(50);
+    const refused = await api(server, "POST", `/v1/sessions/${session.body.id}/runs`, { body: { prompt: "late" } });
+    assert.equal(refused.status, 503);
+    assert.equal(refused.body.error.code, "shutting_down");
+    assert.equal((await running).body.outcome, "cancelled");
+    await closing;
+    await server.gatehouse.close();
+  });
+
   test("approvals by default: denied at once (nobody waits), visible as an event, recorded in the audit trail", async () => {
     const server = await startTestServer(SCRIPT, { tools: [echoTool], plugins: [asker] });
     try {
