@@ -26,7 +26,7 @@ export async function serve(flags: ServeFlags, io: CommandIO, signals: Signals):
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new CliStop(EXIT.usage, `--port: expected a port number (0 to 65535), got ${portText}`);
     const storeOptions = storeOptionsFor(prepared.settings, io);
-    const service = await server.openService({ store: storeOptions, config });
+    const service = await server.openService({ store: storeOptions, config, logger: log });
     const approvalTimeoutMs = config.approvals?.timeoutMs;
     const { gatehouse, close } = await openGatehouse(
       approvalTimeoutMs === undefined

@@ -8,6 +8,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from "fastify-type-provider-zod";
+import { describeError, sanitizeLogLine } from "../hooks/sanitize.js";
 import { VERSION } from "../version.js";
 import { authenticate, errorBody, HttpError, type ServerContext, sendError } from "./context.js";
 import { nativeRoutes } from "./native.js";
@@ -65,7 +66,7 @@ export async function buildApp(ctx: ServerContext): Promise<FastifyInstance> {
     if (request.url.startsWith("/v1/")) await authenticate(ctx, request);
   });
 
-  app.setErrorHandler((error: FastifyError, _request, reply) => {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof HttpError) return sendError(reply, error);
     if (hasZodFastifySchemaValidationErrors(error))
       return sendError(reply, new HttpError(400, "invalid_request_error", "invalid_request", error.message));
@@ -86,7 +87,10 @@ export async function buildApp(ctx: ServerContext): Promise<FastifyInstance> {
         reply,
         new HttpError(error.statusCode, "invalid_request_error", error.code ?? null, error.message),
       );
-    // Anything else is ours: the client learns nothing of it.
+    // Anything else is ours: the client learns nothing of it; the operator gets one sanitized line.
+    ctx.logger.error(
+      sanitizeLogLine(`${request.method} ${request.routeOptions.url ?? request.url} failed: ${describeError(error)}`),
+    );
     return sendError(reply, new HttpError(500, "server_error", "internal_error", "Internal error."));
   });
   app.setNotFoundHandler((_request, reply) =>

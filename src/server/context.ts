@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { HookLogger } from "../hooks/kinds/shared.js";
 import type { Gatehouse } from "../runtime/gatehouse.js";
 import type { RunResult } from "../runtime/types.js";
 import type { Session } from "../store/types.js";
@@ -32,6 +33,8 @@ export interface ServerContext {
   /** In order; the first is the default. */
   readonly profiles: readonly Profile[];
   readonly limits: ServerLimits;
+  /** The server's own failures, one sanitized line each. */
+  readonly logger: HookLogger;
   /** Listening on loopback only: requests without a key are the "local" principal until a first key is created. */
   readonly loopback: boolean;
   /** Set once plugins are loaded and the store is open. */

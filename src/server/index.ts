@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { ServerConfig } from "../config/server.js";
+import type { HookLogger } from "../hooks/kinds/shared.js";
 import type { Gatehouse } from "../runtime/gatehouse.js";
 import type { Approver } from "../runtime/types.js";
 import type { StoreOptions } from "../store/index.js";
@@ -55,11 +56,17 @@ export interface RunningServer {
  * The service around a Gatehouse: opened in two steps because the Gatehouse needs the
  * service's approver when it is built, and the service needs the Gatehouse to serve.
  */
-export async function openService(options: { store: StoreOptions; config?: ServerConfig }): Promise<Service> {
+export async function openService(options: {
+  store: StoreOptions;
+  config?: ServerConfig;
+  /** Where the server reports its own failures (a request that failed inside): one sanitized line each. */
+  logger?: HookLogger;
+}): Promise<Service> {
   const config = options.config ?? {};
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...config.limits };
   const records = await openServiceRecords(options.store);
-  const runs = new RunManager(records, limits, { mode: config.approvals?.mode ?? "deny" });
+  const logger = options.logger ?? { warn: () => {}, error: () => {} };
+  const runs = new RunManager(records, limits, { mode: config.approvals?.mode ?? "deny" }, logger);
   const profiles: Profile[] = Object.entries(config.agents ?? {}).map(([id, p]) => ({ id, ...p }));
   if (profiles.length === 0) profiles.push({ id: DEFAULT_PROFILE });
 
@@ -73,7 +80,17 @@ export async function openService(options: { store: StoreOptions; config?: Serve
           `refusing to listen on ${at.host} without an API key: create one with \`gatehouse keys create\` (or listen on 127.0.0.1)`,
         );
       const metrics = new ServerMetrics(() => runs.count);
-      const ctx: ServerContext = { gatehouse, records, runs, metrics, profiles, limits, loopback, ready: false };
+      const ctx: ServerContext = {
+        gatehouse,
+        records,
+        runs,
+        metrics,
+        profiles,
+        limits,
+        loopback,
+        logger,
+        ready: false,
+      };
       const removeInterceptors = [
         gatehouse.engine.intercept(metrics.interceptor()),
         gatehouse.engine.intercept(tracingInterceptor()),

@@ -1,3 +1,4 @@
+import type { HookLogger } from "../hooks/kinds/shared.js";
 import type { Gatehouse } from "../runtime/gatehouse.js";
 import type { ApprovalAnswer, ApprovalDecision, Approver, RunEvent, RunInput, RunResult } from "../runtime/types.js";
 import type { RunSignal, ServiceRecords } from "./records.js";
@@ -53,6 +54,7 @@ export class RunManager {
     private readonly records: ServiceRecords,
     private readonly limits: RunLimits,
     private readonly approvals: ApprovalPolicy,
+    private readonly logger: HookLogger,
   ) {}
 
   get count(): number {
@@ -118,7 +120,11 @@ export class RunManager {
       }
     })();
     const result = Promise.all([stream.result, consume])
-      .then(([r]) => r)
+      .then(([r]) => {
+        // The client learns only that the run failed; the operator gets the runtime's one-line cause.
+        if (r.outcome === "failed") this.logger.warn(`run ${r.runId} failed: ${r.error ?? "unknown error"}`);
+        return r;
+      })
       .finally(() => {
         clearTimeout(deadline);
         options.signal.removeEventListener("abort", onClientGone);
