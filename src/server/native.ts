@@ -354,6 +354,3 @@ async function streamRun(
 function eventJson(event: RunEvent): unknown {
   return event.type === "run-end" ? { type: "run-end", result: publicResult(event.result) } : event;
 }
-
-export type { HttpError };
-export { sessionJson };

@@ -449,5 +449,3 @@ export function openaiRoutes(app: FastifyInstance, ctx: ServerContext): void {
     },
   );
 }
-
-export { sendError };
