@@ -27,6 +27,7 @@ import { executeRun } from "./run.js";
 import { SlashCommands } from "./slash.js";
 import { createAgentTool } from "./subagent.js";
 import type { Approver, RunEvent, RunInput, RunResult } from "./types.js";
+import { recoverAbandonedRuns } from "./unchecked.js";
 
 /** A plugin handed over in code, with what gatehouse.json would otherwise say about it. */
 export interface PluginSpec {
@@ -91,6 +92,13 @@ export interface Gatehouse {
   stream(input: RunInput): RunStream;
   /** Loads plugins, opens the store and resolves the model; `run` calls it for you. */
   ready(): Promise<void>;
+  /**
+   * Recovers now what a run's next admission would recover later: for every session whose run lock
+   * is held by an owner that is gone (a process that died mid-run; a `serve` instance whose lease
+   * expired), takes the lock over and removes its interrupted runs' unchecked output. Returns the
+   * sessions it recovered runs in.
+   */
+  recoverAbandonedRuns(): Promise<string[]>;
   close(): Promise<void>;
   readonly engine: HookEngine;
   readonly plugins: PluginHost;
@@ -235,6 +243,9 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     },
     async run(input) {
       return executeRun(await ready(), input, dropEvents);
+    },
+    async recoverAbandonedRuns() {
+      return recoverAbandonedRuns(await ready());
     },
     stream,
     async close() {

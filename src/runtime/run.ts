@@ -36,7 +36,7 @@ export async function executeRun(
   const { session, created } = child ? { session: child.session, created: true } : await openSession(deps, input);
   const lock = await deps.store.acquireRunLock(session.id, { signal });
   try {
-    if (!child && !created) await recoverInterruptedRuns(deps, session.id);
+    if (!child && !created && lock.interruptedRuns > 0) await recoverInterruptedRuns(deps, session.id);
     const trigger = child ? "subagent" : (input.trigger ?? "api");
     const run = await deps.store.startRun({
       sessionId: session.id,

@@ -27,6 +27,22 @@ export async function recoverInterruptedRuns(deps: RuntimeDeps, sessionId: strin
   }
 }
 
+/** Takes over the run lock of every session another owner left behind, and recovers its interrupted runs. */
+export async function recoverAbandonedRuns(deps: RuntimeDeps): Promise<string[]> {
+  const recovered: string[] = [];
+  for (const sessionId of await deps.store.abandonedRunLocks()) {
+    const lock = await deps.store.acquireRunLock(sessionId);
+    try {
+      if (lock.interruptedRuns === 0) continue;
+      await recoverInterruptedRuns(deps, sessionId);
+      recovered.push(sessionId);
+    } finally {
+      await lock.release();
+    }
+  }
+  return recovered;
+}
+
 /**
  * A run that ends cancelled or failed while an output gate has handlers stopped before its
  * output was checked. Each run keeps its own outcome. Returns false when the store could not

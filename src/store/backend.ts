@@ -1,4 +1,5 @@
 import type { Message, Part } from "../core/message.js";
+import type { HeldLease } from "./lease.js";
 import type {
   AuditFilter,
   AuditRecord,
@@ -45,6 +46,7 @@ export interface StoreTx {
   /** Inside a write transaction the session row is locked, serializing writers of one session. */
   getSession(id: string): Awaitable<Session | undefined>;
   latestSessionByKey(key: string): Awaitable<Session | undefined>;
+  /** Conflict when the id is taken, not found when the parent session does not exist. */
   insertSession(session: Session): Awaitable<void>;
   listSessions(
     options: Required<Pick<ListSessionsOptions, "limit" | "offset">> & ListSessionsOptions,
@@ -55,11 +57,17 @@ export interface StoreTx {
 
   /** Inside a write transaction the run row is locked. */
   getRun(id: string): Awaitable<Run | undefined>;
+  /** At the session's next run position; not found when the session does not exist, conflict when the id is taken. */
   insertRun(run: NewRun): Awaitable<Run>;
   setRunStatus(id: string, status: RunStatus, endedAt: string | null): Awaitable<Run | undefined>;
+  /** As `setRunStatus`, except that a blocked run stays blocked. */
+  finishRun(id: string, status: RunStatus, endedAt: string): Awaitable<Run | undefined>;
   listRuns(sessionId: string): Awaitable<Run[]>;
 
-  /** Inserts at the next position; with a taken idempotency key, returns the existing message instead. */
+  /**
+   * Inserts at the next position; with a taken idempotency key, returns the existing message instead.
+   * Not found when the session does not exist or the run is not one of its runs.
+   */
   appendMessage(message: NewMessage): Awaitable<Message>;
   messageByKey(sessionId: string, key: string): Awaitable<Message | undefined>;
   runMessages(runId: string): Awaitable<Message[]>;
@@ -98,8 +106,9 @@ export interface StoreBackend {
   writeOne<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
   /** After content was deleted or overwritten: make sure no old copy is left in the backend's files. */
   afterScrub(): Promise<void>;
-  /** The cross-process half of the run lock; in-process order is kept by the caller. */
-  lockAcrossProcesses(sessionId: string, signal: AbortSignal | undefined): Promise<() => Promise<void>>;
-  afterSessionDeleted(id: string): Promise<void>;
+  /** The cross-process half of the run lock, a lease (lease.ts); in-process order is kept by the caller. */
+  acquireLease(sessionId: string, signal: AbortSignal | undefined): Promise<HeldLease>;
+  /** Sessions whose lease is held by an owner that is gone. */
+  abandonedLeases(): Promise<string[]>;
   close(): Promise<void>;
 }

@@ -3,6 +3,7 @@ import type { Message } from "../core/message.js";
 import type { CompactionRow, InjectionRow, StoreBackend, StoreTx } from "./backend.js";
 import { notFound, StoreError } from "./errors.js";
 import { exportLines } from "./export.js";
+import type { HeldLease, RunLeaseOptions } from "./lease.js";
 import { SessionLockQueues } from "./local-lock.js";
 import {
   assembleHistory,
@@ -59,6 +60,8 @@ export interface CoreStoreOptions {
   readonly transcriptDir?: string;
   /** The clock for timestamps and injection expiry; tests pin it. */
   readonly now?: () => Date;
+  /** The run lock's lease across processes (SQLite and PostgreSQL): how long it outlives its owner's last heartbeat. */
+  readonly runLock?: RunLeaseOptions;
 }
 
 const PAGE = 1000;
@@ -92,11 +95,7 @@ export class CoreStore implements SessionStore {
       createdAt: at,
       updatedAt: at,
     };
-    return this.write(async (tx) => {
-      if (await tx.getSession(session.id)) throw new StoreError("conflict", `session ${session.id} already exists`);
-      if (session.parentSessionId !== null && !(await tx.getSession(session.parentSessionId))) {
-        throw notFound("parent session", session.parentSessionId);
-      }
+    return this.writeOne(async (tx) => {
       await tx.insertSession(session);
       return session;
     });
@@ -155,7 +154,6 @@ export class CoreStore implements SessionStore {
     });
     if (deleted.length === 0) return false;
     await this.backend.afterScrub();
-    for (const sessionId of deleted) await this.backend.afterSessionDeleted(sessionId);
     return true;
   }
 
@@ -163,12 +161,9 @@ export class CoreStore implements SessionStore {
 
   async startRun(input: StartRunInput): Promise<Run> {
     const parsed = parseInput(StartRunSchema, input, "run");
-    return this.write(async (tx) => {
-      if (!(await tx.getSession(parsed.sessionId))) throw notFound("session", parsed.sessionId);
-      const id = parsed.id ?? randomUUID();
-      if (await tx.getRun(id)) throw new StoreError("conflict", `run ${id} already exists`);
-      return tx.insertRun({
-        id,
+    return this.writeOne(async (tx) =>
+      tx.insertRun({
+        id: parsed.id ?? randomUUID(),
         sessionId: parsed.sessionId,
         status: "running",
         depth: parsed.depth,
@@ -177,16 +172,15 @@ export class CoreStore implements SessionStore {
         jobId: parsed.jobId ?? null,
         startedAt: this.now(),
         endedAt: null,
-      });
-    });
+      }),
+    );
   }
 
   finishRun(runId: string, status: FinalRunStatus): Promise<Run> {
-    return this.write(async (tx) => {
-      const run = await tx.getRun(runId);
+    return this.writeOne(async (tx) => {
+      const run = await tx.finishRun(runId, status, this.now());
       if (!run) throw notFound("run", runId);
-      const final = run.status === "blocked" ? "blocked" : status;
-      return (await tx.setRunStatus(runId, final, this.now())) as Run;
+      return run;
     });
   }
 
@@ -202,10 +196,10 @@ export class CoreStore implements SessionStore {
     this.assertOpen();
     parseInput(IdSchema, sessionId, "session id");
     const releaseLocal = await this.locks.acquire(sessionId, options.signal);
-    let releaseRemote: () => Promise<void>;
+    let lease: HeldLease;
     try {
       this.assertOpen();
-      releaseRemote = await this.backend.lockAcrossProcesses(sessionId, options.signal);
+      lease = await this.backend.acquireLease(sessionId, options.signal);
     } catch (error) {
       releaseLocal();
       throw error;
@@ -213,8 +207,11 @@ export class CoreStore implements SessionStore {
     let released: Promise<void> | undefined;
     const lock: RunLock = {
       sessionId,
+      owner: lease.owner,
+      interruptedRuns: lease.interruptedRuns,
+      lost: lease.lost,
       release: () => {
-        released ??= releaseRemote().finally(() => {
+        released ??= lease.release().finally(() => {
           this.heldLocks.delete(lock);
           releaseLocal();
         });
@@ -223,6 +220,11 @@ export class CoreStore implements SessionStore {
     };
     this.heldLocks.add(lock);
     return lock;
+  }
+
+  abandonedRunLocks(): Promise<string[]> {
+    this.assertOpen();
+    return this.backend.abandonedLeases();
   }
 
   // Messages
@@ -239,7 +241,7 @@ export class CoreStore implements SessionStore {
       idempotencyKey: parsed.idempotencyKey ?? null,
       createdAt: this.now(),
     };
-    return this.backend.writeOne((tx) => Promise.resolve(tx.appendMessage(message)));
+    return this.writeOne(async (tx) => tx.appendMessage(message));
   }
 
   runMessages(runId: string): Promise<Message[]> {
@@ -406,7 +408,7 @@ export class CoreStore implements SessionStore {
 
   expireInjections(options: { now?: Date; sessionId?: string } = {}): Promise<number> {
     const now = (options.now ?? this.clock()).toISOString();
-    return this.backend.writeOne((tx) => Promise.resolve(tx.deleteExpiredInjections(now, options.sessionId)));
+    return this.writeOne(async (tx) => tx.deleteExpiredInjections(now, options.sessionId));
   }
 
   // Audit
@@ -423,7 +425,7 @@ export class CoreStore implements SessionStore {
       runId: parsed.runId ?? null,
       at: parsed.at ?? this.now(),
     };
-    await this.backend.writeOne((tx) => Promise.resolve(tx.insertAudit(record)));
+    await this.writeOne(async (tx) => tx.insertAudit(record));
     return record;
   }
 
@@ -465,6 +467,12 @@ export class CoreStore implements SessionStore {
   private write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
     this.assertOpen();
     return this.backend.write(fn);
+  }
+
+  /** For a write that is one primitive, atomic by itself. */
+  private writeOne<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    return this.backend.writeOne(fn);
   }
 
   /**

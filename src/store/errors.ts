@@ -12,3 +12,11 @@ export class StoreError extends Error {
 export function notFound(what: string, id: string): StoreError {
   return new StoreError("not_found", `${what} ${JSON.stringify(id)} does not exist`);
 }
+
+export function sessionExists(id: string): StoreError {
+  return new StoreError("conflict", `session ${id} already exists`);
+}
+
+export function runExists(id: string): StoreError {
+  return new StoreError("conflict", `run ${id} already exists`);
+}

@@ -1,7 +1,8 @@
 import type { Message, Part } from "../core/message.js";
 import type { CompactionRow, InjectionRow, NewMessage, NewRun, StoreBackend, StoreTx } from "./backend.js";
 import { CoreStore, type CoreStoreOptions } from "./core.js";
-import { notFound } from "./errors.js";
+import { notFound, runExists, sessionExists } from "./errors.js";
+import type { HeldLease } from "./lease.js";
 import { SerialQueue } from "./serial.js";
 import type {
   AuditFilter,
@@ -31,6 +32,9 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/** The memory store's lock owner: only this process can see the store. */
+const OWNER = `memory:${process.pid}`;
 
 const keyOf = (sessionId: string, key: string) => `${sessionId}\u0000${key}`;
 
@@ -89,11 +93,20 @@ class MemoryBackend implements StoreBackend, StoreTx {
 
   async afterScrub(): Promise<void> {}
 
-  async lockAcrossProcesses(): Promise<() => Promise<void>> {
-    return async () => {};
+  /** One process's own store: nobody else to keep out; the count is what `RunLock.interruptedRuns` needs. */
+  acquireLease(sessionId: string): Promise<HeldLease> {
+    return this.queue.run(async () => ({
+      owner: OWNER,
+      interruptedRuns: [...this.runs.values()].filter((r) => r.sessionId === sessionId && r.status === "running")
+        .length,
+      lost: new AbortController().signal,
+      release: async () => {},
+    }));
   }
 
-  async afterSessionDeleted(): Promise<void> {}
+  async abandonedLeases(): Promise<string[]> {
+    return [];
+  }
 
   async close(): Promise<void> {}
 
@@ -112,6 +125,10 @@ class MemoryBackend implements StoreBackend, StoreTx {
   }
 
   insertSession(session: Session): void {
+    if (this.sessions.has(session.id)) throw sessionExists(session.id);
+    if (session.parentSessionId !== null && !this.sessions.has(session.parentSessionId)) {
+      throw notFound("parent session", session.parentSessionId);
+    }
     this.sessions.set(session.id, { session, nextSeq: 1, nextRunSeq: 1, messages: [], injections: [] });
     this.onUndo(() => this.sessions.delete(session.id));
   }
@@ -169,6 +186,7 @@ class MemoryBackend implements StoreBackend, StoreTx {
 
   insertRun(input: NewRun): Run {
     const state = this.state(input.sessionId);
+    if (this.runs.has(input.id)) throw runExists(input.id);
     const run: Run = Object.freeze({ ...input, seq: state.nextRunSeq });
     this.setCounter(state, "nextRunSeq", state.nextRunSeq + 1);
     this.touch(state, input.startedAt);
@@ -184,6 +202,11 @@ class MemoryBackend implements StoreBackend, StoreTx {
     this.runs.set(id, run);
     this.onUndo(() => this.runs.set(id, before));
     return run;
+  }
+
+  finishRun(id: string, status: RunStatus, endedAt: string): Run | undefined {
+    const run = this.runs.get(id);
+    return run && this.setRunStatus(id, run.status === "blocked" ? "blocked" : status, endedAt);
   }
 
   listRuns(sessionId: string): Run[] {

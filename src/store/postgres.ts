@@ -3,7 +3,15 @@ import pg from "pg";
 import type { Message, Part } from "../core/message.js";
 import type { CompactionRow, InjectionRow, NewMessage, NewRun, StoreBackend, StoreTx } from "./backend.js";
 import { CoreStore, type CoreStoreOptions } from "./core.js";
-import { notFound, StoreError } from "./errors.js";
+import { notFound, runExists, StoreError, sessionExists } from "./errors.js";
+import {
+  type HeldLease,
+  type LeaseRow,
+  type LeaseState,
+  type LeaseStatements,
+  type RunLeaseOptions,
+  RunLeases,
+} from "./lease.js";
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from "./postgres-schema.js";
 import {
   type AuditRow,
@@ -24,7 +32,6 @@ import {
   toRun,
   toSession,
 } from "./rows.js";
-import { abortError } from "./serial.js";
 import type {
   AuditFilter,
   AuditRecord,
@@ -41,7 +48,7 @@ export interface PostgresStoreOptions extends CoreStoreOptions {
   readonly url: string;
   /** The schema holding the tables (created if missing); "public" by default. */
   readonly schema?: string;
-  /** Connections for queries; run locks use their own, one per held lock. */
+  /** Connections for queries (run leases use them too). */
   readonly poolSize?: number;
 }
 
@@ -64,7 +71,7 @@ function prepared(text: string, values: unknown[]): pg.QueryConfig {
   return { name, text, values };
 }
 
-class PgTx implements StoreTx {
+class PgTx implements StoreTx, LeaseStatements {
   /** In a write transaction, reads of a session or run row lock it until commit. */
   constructor(
     private readonly db: Queryable,
@@ -102,10 +109,16 @@ class PgTx implements StoreTx {
   }
 
   async insertSession(s: Session): Promise<void> {
-    await this.exec(
-      "INSERT INTO sessions (id, key, parent_session_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)",
-      [s.id, s.key, s.parentSessionId, s.createdAt, s.updatedAt],
-    );
+    try {
+      await this.exec(
+        "INSERT INTO sessions (id, key, parent_session_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)",
+        [s.id, s.key, s.parentSessionId, s.createdAt, s.updatedAt],
+      );
+    } catch (error) {
+      if (pgCode(error) === UNIQUE_VIOLATION) throw sessionExists(s.id);
+      if (pgCode(error) === FOREIGN_KEY_VIOLATION) throw notFound("parent session", s.parentSessionId ?? "");
+      throw error;
+    }
   }
 
   async listSessions(
@@ -167,7 +180,9 @@ class PgTx implements StoreTx {
         run.endedAt,
         run.startedAt,
       ],
-    );
+    ).catch((error: unknown) => {
+      throw pgCode(error) === UNIQUE_VIOLATION ? runExists(run.id) : error;
+    });
     if (!row) throw notFound("session", run.sessionId);
     return toRun(row);
   }
@@ -178,6 +193,15 @@ class PgTx implements StoreTx {
       endedAt,
       id,
     ]);
+    return row && toRun(row);
+  }
+
+  async finishRun(id: string, status: RunStatus, endedAt: string): Promise<Run | undefined> {
+    const row = await this.one<RunRow>(
+      `UPDATE runs SET status = CASE status WHEN 'blocked' THEN 'blocked' ELSE $1 END, ended_at = $2
+       WHERE id = $3 RETURNING *`,
+      [status, endedAt, id],
+    );
     return row && toRun(row);
   }
 
@@ -393,43 +417,152 @@ class PgTx implements StoreTx {
       )
     ).map(toAudit);
   }
+
+  // Run leases (lease.ts)
+
+  async takeLease(sessionId: string, owner: string, ttlMs: number, ticket: number | null): Promise<number | undefined> {
+    const row = await this.one<{ running: number }>(
+      `INSERT INTO run_leases (session_id, owner, acquired_at, expires_at)
+       SELECT $1, $2, ${NOW_MS}, ${NOW_MS} + $3
+       WHERE NOT EXISTS (SELECT 1 FROM run_lease_waiters
+                         WHERE session_id = $1 AND ($4::bigint IS NULL OR ticket < $4))
+       ON CONFLICT (session_id) DO UPDATE SET acquired_at = excluded.acquired_at, expires_at = excluded.expires_at
+         WHERE run_leases.owner = excluded.owner
+       RETURNING ${RUNNING_RUNS} AS running`,
+      [sessionId, owner, ttlMs, ticket],
+    );
+    return row?.running;
+  }
+
+  async takeOverLease(sessionId: string, from: string, owner: string, ttlMs: number): Promise<number | undefined> {
+    const row = await this.one<{ running: number }>(
+      `UPDATE run_leases SET owner = $2, acquired_at = ${NOW_MS}, expires_at = ${NOW_MS} + $3
+       WHERE session_id = $1 AND owner = $4
+       RETURNING ${RUNNING_RUNS} AS running`,
+      [sessionId, owner, ttlMs, from],
+    );
+    return row?.running;
+  }
+
+  async leaseState(sessionId: string, ticket: number | null): Promise<LeaseState> {
+    const row = (await this.one<{
+      now: string;
+      owner: string | null;
+      expires_at: string | null;
+      waiters: { ticket: number; owner: string; expires_at: number }[];
+    }>(
+      `SELECT ${NOW_MS} AS now, l.owner, l.expires_at,
+         COALESCE((SELECT json_agg(json_build_object('ticket', w.ticket, 'owner', w.owner, 'expires_at', w.expires_at)
+                                   ORDER BY w.ticket)
+                   FROM run_lease_waiters w
+                   WHERE w.session_id = $1 AND ($2::bigint IS NULL OR w.ticket < $2)), '[]'::json) AS waiters
+       FROM (SELECT 1) one LEFT JOIN run_leases l ON l.session_id = $1`,
+      [sessionId, ticket],
+    )) as { now: string; owner: string | null; expires_at: string | null; waiters: LeaseWaiterRow[] };
+    return {
+      now: Number(row.now),
+      holder: row.owner === null ? undefined : { owner: row.owner, expiresAt: Number(row.expires_at) },
+      waiters: row.waiters.map((w) => ({ ticket: Number(w.ticket), owner: w.owner, expiresAt: Number(w.expires_at) })),
+    };
+  }
+
+  async releaseLease(sessionId: string, owner: string): Promise<boolean> {
+    return (
+      ((await this.exec("DELETE FROM run_leases WHERE session_id = $1 AND owner = $2", [sessionId, owner])).rowCount ??
+        0) > 0
+    );
+  }
+
+  async queueForLease(sessionId: string, owner: string, ttlMs: number): Promise<number> {
+    const row = await this.one<{ ticket: string }>(
+      `INSERT INTO run_lease_waiters (session_id, owner, expires_at) VALUES ($1, $2, ${NOW_MS} + $3) RETURNING ticket`,
+      [sessionId, owner, ttlMs],
+    );
+    return Number(row?.ticket);
+  }
+
+  async leaveLeaseQueue(ticket: number): Promise<void> {
+    await this.exec("DELETE FROM run_lease_waiters WHERE ticket = $1", [ticket]);
+  }
+
+  async renewLeases(owner: string, ttlMs: number): Promise<string[]> {
+    const rows = await this.rows<{ session_id: string }>(
+      `WITH waiting AS (UPDATE run_lease_waiters SET expires_at = ${NOW_MS} + $2 WHERE owner = $1)
+       UPDATE run_leases SET expires_at = ${NOW_MS} + $2 WHERE owner = $1 RETURNING session_id`,
+      [owner, ttlMs],
+    );
+    return rows.map((r) => r.session_id);
+  }
+
+  async dropLeaseOwner(owner: string): Promise<void> {
+    await this.exec(
+      `WITH leases AS (DELETE FROM run_leases WHERE owner = $1)
+       DELETE FROM run_lease_waiters WHERE owner = $1`,
+      [owner],
+    );
+  }
+
+  async leasesNotOwnedBy(owner: string): Promise<{ now: number; leases: LeaseRow[] }> {
+    const rows = await this.rows<{ session_id: string | null; owner: string; expires_at: string; now: string }>(
+      `SELECT l.session_id, l.owner, l.expires_at, ${NOW_MS} AS now
+       FROM (SELECT 1) one LEFT JOIN run_leases l ON l.owner <> $1`,
+      [owner],
+    );
+    return {
+      now: Number(rows[0]?.now),
+      leases: rows.flatMap((r) =>
+        r.session_id === null ? [] : [{ sessionId: r.session_id, owner: r.owner, expiresAt: Number(r.expires_at) }],
+      ),
+    };
+  }
 }
+
+type LeaseWaiterRow = { ticket: number; owner: string; expires_at: number };
+
+/** The current time on the database's clock, in milliseconds since 1970 (run leases use it). */
+const NOW_MS = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+const RUNNING_RUNS = "(SELECT count(*)::int FROM runs WHERE session_id = $1 AND status = 'running')";
+const UNIQUE_VIOLATION = "23505";
+const FOREIGN_KEY_VIOLATION = "23503";
+const pgCode = (error: unknown): string | undefined => (error as { code?: unknown }).code as string | undefined;
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /**
  * "Never persists" for PostgreSQL: deleted and overwritten rows leave the table's visible rows at commit.
  * (Dead tuples stay in the heap files until vacuum reuses the space; that is the server's business.)
- * Run locks: `pg_advisory_lock` on a connection of their own, released by the server if the holder dies.
+ * Run locks: leases in the database (lease.ts), each of their statements one autocommit round trip.
  */
 class PostgresBackend implements StoreBackend {
   readonly kind = "postgres" as const;
   readonly defaultTranscriptDir = undefined;
-  private readonly held = new Set<pg.PoolClient>();
-  private readonly backendPids = new WeakMap<pg.PoolClient, number>();
+  private readonly leases: RunLeases;
 
   private constructor(
     private readonly pool: pg.Pool,
-    private readonly lockPool: pg.Pool,
-    private readonly schema: string,
-  ) {}
+    leaseOptions: RunLeaseOptions,
+  ) {
+    const statements = new PgTx(pool, false);
+    this.leases = new RunLeases(
+      { write: (fn) => Promise.resolve(fn(statements)), read: (fn) => Promise.resolve(fn(statements)) },
+      leaseOptions,
+    );
+  }
 
   static async open(options: PostgresStoreOptions): Promise<PostgresBackend> {
     const schema = options.schema ?? "public";
     if (!SCHEMA_NAME.test(schema)) throw new StoreError("invalid", `invalid PostgreSQL schema name ${schema}`);
     const config: pg.PoolConfig = { connectionString: options.url, options: `-c search_path=${schema}` };
     const pool = new pg.Pool({ ...config, max: options.poolSize ?? 10 });
-    const lockPool = new pg.Pool({ ...config, max: 1000 });
     // An idle connection dropped by the server must not crash the process; the next query reconnects.
     pool.on("error", () => undefined);
-    lockPool.on("error", () => undefined);
     try {
       await migratePostgres(pool, schema);
     } catch (error) {
-      await Promise.all([pool.end(), lockPool.end()]);
+      await pool.end();
       throw error;
     }
-    return new PostgresBackend(pool, lockPool, schema);
+    return new PostgresBackend(pool, options.runLock ?? {});
   }
 
   async read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
@@ -446,51 +579,20 @@ class PostgresBackend implements StoreBackend {
 
   async afterScrub(): Promise<void> {}
 
-  async lockAcrossProcesses(sessionId: string, signal: AbortSignal | undefined): Promise<() => Promise<void>> {
-    const key = `gatehouse-run:${this.schema}:${sessionId}`;
-    const client = await this.lockPool.connect();
-    let pid = this.backendPids.get(client);
-    if (pid === undefined) {
-      pid = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid as number;
-      this.backendPids.set(client, pid);
-    }
-    // Aborting cancels the blocked pg_advisory_lock call on the server.
-    const onAbort = () => void this.pool.query("SELECT pg_cancel_backend($1)", [pid]).catch(() => undefined);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      if (signal?.aborted) throw abortError(signal);
-      await client.query("SELECT pg_advisory_lock(hashtextextended($1, 0))", [key]);
-    } catch (error) {
-      signal?.removeEventListener("abort", onAbort);
-      client.release(true);
-      throw signal?.aborted ? abortError(signal) : error;
-    }
-    signal?.removeEventListener("abort", onAbort);
-    this.held.add(client);
-    const release = async () => {
-      if (!this.held.delete(client)) return;
-      try {
-        await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [key]);
-        client.release();
-      } catch (error) {
-        // Dropping the connection releases the lock server-side.
-        client.release(true);
-        throw error;
-      }
-    };
-    if (signal?.aborted) {
-      await release();
-      throw abortError(signal);
-    }
-    return release;
+  acquireLease(sessionId: string, signal: AbortSignal | undefined): Promise<HeldLease> {
+    return this.leases.acquire(sessionId, signal);
   }
 
-  async afterSessionDeleted(): Promise<void> {}
+  abandonedLeases(): Promise<string[]> {
+    return this.leases.abandoned();
+  }
 
   async close(): Promise<void> {
-    for (const client of this.held) client.release(true);
-    this.held.clear();
-    await Promise.all([this.pool.end(), this.lockPool.end()]);
+    try {
+      await this.leases.close();
+    } finally {
+      await this.pool.end();
+    }
   }
 
   private async transaction<T>(begin: string, locking: boolean, fn: (tx: StoreTx) => Promise<T>): Promise<T> {

@@ -14,6 +14,10 @@ interface Types {
   /** PostgreSQL: `json`, not `jsonb`: it keeps the text as written (key order, and NUL escapes jsonb refuses). */
   readonly json: string;
   readonly serialKey: string;
+  /** A key that only grows: a deleted ticket's number is never handed out again. */
+  readonly ticketKey: string;
+  /** Milliseconds since 1970. */
+  readonly millis: string;
   readonly withoutRowid: string;
   readonly jsonArrayElements: string;
 }
@@ -23,6 +27,8 @@ const TYPES: Record<Dialect, Types> = {
     time: "TEXT",
     json: "TEXT",
     serialKey: "INTEGER PRIMARY KEY",
+    ticketKey: "INTEGER PRIMARY KEY AUTOINCREMENT",
+    millis: "INTEGER",
     withoutRowid: "WITHOUT ROWID",
     jsonArrayElements: "json_each(c.run_ids) AS j",
   },
@@ -30,12 +36,15 @@ const TYPES: Record<Dialect, Types> = {
     time: "timestamptz",
     json: "json",
     serialKey: "bigserial PRIMARY KEY",
+    ticketKey: "bigserial PRIMARY KEY",
+    millis: "bigint",
     withoutRowid: "",
     jsonArrayElements: "json_array_elements_text(c.run_ids) AS j(value)",
   },
 };
 
-// SQLite's cross-process run lock queues its waiters here; PostgreSQL has advisory locks instead.
+// Version 1's cross-process run lock for SQLite queued its waiters here (PostgreSQL used advisory
+// locks); version 3 replaces both with run leases.
 const RUN_LOCK_QUEUE = `
   CREATE TABLE run_lock_queue (
     ticket INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -150,6 +159,31 @@ export function migrationsFor(dialect: Dialect): readonly Migration[] {
         CREATE INDEX compaction_runs_by_compaction ON compaction_runs(compaction_id);
         INSERT INTO compaction_runs (run_id, compaction_id)
           SELECT DISTINCT j.value, c.id FROM compactions c, ${t.jsonArrayElements};
+      `,
+    },
+    {
+      version: 3,
+      description: "run leases: the cross-process run lock as rows, the same for SQLite and PostgreSQL",
+      sql: `
+        -- One row per session a run holds (lease.ts). No foreign key: deleting a session under its
+        -- run lock must not take the lease from its holder. Times are milliseconds on the database's clock.
+        CREATE TABLE run_leases (
+          session_id TEXT PRIMARY KEY,
+          owner TEXT NOT NULL,
+          acquired_at ${t.millis} NOT NULL,
+          expires_at ${t.millis} NOT NULL
+        ) ${t.withoutRowid};
+        CREATE TABLE run_lease_waiters (
+          ticket ${t.ticketKey},
+          session_id TEXT NOT NULL,
+          owner TEXT NOT NULL,
+          expires_at ${t.millis} NOT NULL
+        );
+        CREATE INDEX run_lease_waiters_by_session ON run_lease_waiters(session_id, ticket);
+        -- Whoever takes a lease counts the session's runs left running; this keeps that count off the
+        -- session's finished runs.
+        CREATE INDEX runs_running ON runs(session_id) WHERE status = 'running';
+        ${dialect === "sqlite" ? "DROP TABLE run_lock_queue;" : ""}
       `,
     },
   ];

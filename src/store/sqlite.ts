@@ -4,7 +4,15 @@ import Database from "better-sqlite3";
 import type { Message, Part } from "../core/message.js";
 import type { CompactionRow, InjectionRow, NewMessage, NewRun, StoreBackend, StoreTx } from "./backend.js";
 import { CoreStore, type CoreStoreOptions } from "./core.js";
-import { notFound } from "./errors.js";
+import { notFound, runExists, StoreError, sessionExists } from "./errors.js";
+import {
+  type HeldLease,
+  type LeaseRow,
+  type LeaseState,
+  type LeaseStatements,
+  type RunLeaseOptions,
+  RunLeases,
+} from "./lease.js";
 import {
   type AuditRow,
   type CompactionDbRow,
@@ -25,7 +33,6 @@ import {
   toSession,
 } from "./rows.js";
 import { SerialQueue } from "./serial.js";
-import { SqliteRunLocks } from "./sqlite-lock.js";
 import { migrateSqlite } from "./sqlite-schema.js";
 import type {
   AuditFilter,
@@ -44,31 +51,52 @@ export interface SqliteStoreOptions extends CoreStoreOptions {
   readonly path: string;
 }
 
+/** A thrown better-sqlite3 error's code (`SQLITE_CONSTRAINT_PRIMARYKEY`, …). */
+const sqliteCode = (error: unknown): string | undefined => (error as { code?: unknown }).code as string | undefined;
+
+/** The current time on the database's clock, in milliseconds since 1970 (run leases use it). */
+const NOW_MS = "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
+const RUNNING_RUNS = "(SELECT count(*) FROM runs WHERE session_id = @session AND status = 'running')";
+
 /** The primitives as synchronous statements; the backend wraps them in transactions. */
-class SqliteTx implements StoreTx {
-  private readonly cache = new Map<string, Database.Statement>();
+class SqliteTx implements StoreTx, LeaseStatements {
+  private readonly cache = new Map<string, { statement: Database.Statement; writes: boolean }>();
+  /** Set once a statement has changed a row; the write group reads and resets it. */
+  wrote = false;
 
   constructor(private readonly db: Database.Database) {}
 
-  private sql(text: string): Database.Statement {
-    let statement = this.cache.get(text);
-    if (!statement) {
-      statement = this.db.prepare(text);
-      this.cache.set(text, statement);
+  private sql(text: string): { statement: Database.Statement; writes: boolean } {
+    let entry = this.cache.get(text);
+    if (!entry) {
+      const statement = this.db.prepare(text);
+      entry = { statement, writes: !statement.readonly };
+      this.cache.set(text, entry);
     }
-    return statement;
+    return entry;
   }
 
+  // A write statement changed something if it changed rows: RETURNING gives one row per changed row.
+
   private get<R>(text: string, ...params: unknown[]): R | undefined {
-    return this.sql(text).get(...params) as R | undefined;
+    const { statement, writes } = this.sql(text);
+    const row = statement.get(...params) as R | undefined;
+    if (writes && row !== undefined) this.wrote = true;
+    return row;
   }
 
   private all<R>(text: string, ...params: unknown[]): R[] {
-    return this.sql(text).all(...params) as R[];
+    const { statement, writes } = this.sql(text);
+    const rows = statement.all(...params) as R[];
+    if (writes && rows.length > 0) this.wrote = true;
+    return rows;
   }
 
   private run(text: string, ...params: unknown[]): Database.RunResult {
-    return this.sql(text).run(...params);
+    const { statement, writes } = this.sql(text);
+    const result = statement.run(...params);
+    if (writes && result.changes > 0) this.wrote = true;
+    return result;
   }
 
   // Sessions
@@ -87,14 +115,21 @@ class SqliteTx implements StoreTx {
   }
 
   insertSession(s: Session): void {
-    this.run(
-      "INSERT INTO sessions (id, key, parent_session_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-      s.id,
-      s.key,
-      s.parentSessionId,
-      s.createdAt,
-      s.updatedAt,
-    );
+    try {
+      this.run(
+        "INSERT INTO sessions (id, key, parent_session_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+        s.id,
+        s.key,
+        s.parentSessionId,
+        s.createdAt,
+        s.updatedAt,
+      );
+    } catch (error) {
+      if (sqliteCode(error) === "SQLITE_CONSTRAINT_PRIMARYKEY") throw sessionExists(s.id);
+      if (sqliteCode(error) === "SQLITE_CONSTRAINT_FOREIGNKEY")
+        throw notFound("parent session", s.parentSessionId ?? "");
+      throw error;
+    }
   }
 
   listSessions(
@@ -140,32 +175,50 @@ class SqliteTx implements StoreTx {
   }
 
   insertRun(run: NewRun): Run {
-    const allocated = this.get<{ seq: number }>(
-      "UPDATE sessions SET next_run_seq = next_run_seq + 1, updated_at = ? WHERE id = ? RETURNING next_run_seq - 1 AS seq",
-      run.startedAt,
-      run.sessionId,
-    );
-    if (!allocated) throw notFound("session", run.sessionId);
+    // The insert proves the session exists (no row otherwise) and the id is new (a constraint error).
+    let inserted: { seq: number } | undefined;
+    try {
+      inserted = this.get<{ seq: number }>(
+        `INSERT INTO runs (id, session_id, seq, status, depth, parent_run_id, trigger, job_id, started_at, ended_at)
+         SELECT ?, id, next_run_seq, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ?
+         RETURNING seq`,
+        run.id,
+        run.status,
+        run.depth,
+        run.parentRunId,
+        run.trigger,
+        run.jobId,
+        run.startedAt,
+        run.endedAt,
+        run.sessionId,
+      );
+    } catch (error) {
+      if (sqliteCode(error) === "SQLITE_CONSTRAINT_PRIMARYKEY") throw runExists(run.id);
+      throw error;
+    }
+    if (!inserted) throw notFound("session", run.sessionId);
     this.run(
-      `INSERT INTO runs (id, session_id, seq, status, depth, parent_run_id, trigger, job_id, started_at, ended_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      run.id,
-      run.sessionId,
-      allocated.seq,
-      run.status,
-      run.depth,
-      run.parentRunId,
-      run.trigger,
-      run.jobId,
+      "UPDATE sessions SET next_run_seq = next_run_seq + 1, updated_at = ? WHERE id = ?",
       run.startedAt,
-      run.endedAt,
+      run.sessionId,
     );
-    return { ...run, seq: allocated.seq };
+    return { ...run, seq: inserted.seq };
   }
 
   setRunStatus(id: string, status: RunStatus, endedAt: string | null): Run | undefined {
     const row = this.get<RunRow>(
       "UPDATE runs SET status = ?, ended_at = ? WHERE id = ? RETURNING *",
+      status,
+      endedAt,
+      id,
+    );
+    return row && toRun(row);
+  }
+
+  finishRun(id: string, status: RunStatus, endedAt: string): Run | undefined {
+    const row = this.get<RunRow>(
+      `UPDATE runs SET status = CASE status WHEN 'blocked' THEN 'blocked' ELSE ? END, ended_at = ?
+       WHERE id = ? RETURNING *`,
       status,
       endedAt,
       id,
@@ -179,39 +232,54 @@ class SqliteTx implements StoreTx {
 
   // Messages
 
+  /**
+   * Two statements: the insert takes its position from the session row and proves the session exists,
+   * the run belongs to it and the key is new (no row otherwise); then the session's counter moves on.
+   */
   appendMessage(m: NewMessage): Message {
-    if (m.idempotencyKey !== null) {
-      const existing = this.messageByKey(m.sessionId, m.idempotencyKey);
-      if (existing) return existing;
-    }
-    if (m.runId !== null) {
-      const run = this.get<{ session_id: string }>("SELECT session_id FROM runs WHERE id = ?", m.runId);
-      if (run?.session_id !== m.sessionId) throw notFound(`run in session ${m.sessionId}:`, m.runId);
-    }
-    let seq = m.seq;
-    if (seq === undefined) {
-      seq = this.get<{ seq: number }>(
-        "UPDATE sessions SET next_seq = next_seq + 1, updated_at = ? WHERE id = ? RETURNING next_seq - 1 AS seq",
-        m.createdAt,
-        m.sessionId,
-      )?.seq;
-      if (seq === undefined) throw notFound("session", m.sessionId);
-    } else {
-      this.run("UPDATE sessions SET updated_at = ? WHERE id = ?", m.createdAt, m.sessionId);
-    }
-    this.run(
-      `INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      m.id,
-      m.sessionId,
-      m.runId,
-      seq,
-      m.role,
-      JSON.stringify(m.parts),
-      JSON.stringify(m.metadata),
-      m.idempotencyKey,
-      m.createdAt,
+    const values = {
+      id: m.id,
+      session: m.sessionId,
+      run: m.runId,
+      seq: m.seq ?? null,
+      role: m.role,
+      parts: JSON.stringify(m.parts),
+      metadata: JSON.stringify(m.metadata),
+      key: m.idempotencyKey,
+      at: m.createdAt,
+    };
+    const inserted = this.get<{ seq: number }>(
+      m.seq === undefined
+        ? `INSERT INTO messages (${MESSAGE_COLUMNS})
+           SELECT @id, s.id, @run, s.next_seq, @role, @parts, @metadata, @key, @at FROM sessions s
+           WHERE s.id = @session
+             AND (@run IS NULL OR EXISTS (SELECT 1 FROM runs r WHERE r.id = @run AND r.session_id = @session))
+           ON CONFLICT (session_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+           RETURNING seq`
+        : `INSERT INTO messages (${MESSAGE_COLUMNS})
+           SELECT @id, @session, @run, @seq, @role, @parts, @metadata, @key, @at
+           WHERE @run IS NULL OR EXISTS (SELECT 1 FROM runs r WHERE r.id = @run AND r.session_id = @session)
+           ON CONFLICT (session_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+           RETURNING seq`,
+      values,
     );
-    return insertedMessage(m, seq);
+    if (!inserted) return this.whyNotAppended(m);
+    this.run(
+      m.seq === undefined
+        ? "UPDATE sessions SET next_seq = next_seq + 1, updated_at = ? WHERE id = ?"
+        : "UPDATE sessions SET updated_at = ? WHERE id = ?",
+      m.createdAt,
+      m.sessionId,
+    );
+    return insertedMessage(m, inserted.seq);
+  }
+
+  /** An append that inserted nothing: its key was taken (the message is returned), or its session or run is missing. */
+  private whyNotAppended(m: NewMessage): Message {
+    const existing = m.idempotencyKey === null ? undefined : this.messageByKey(m.sessionId, m.idempotencyKey);
+    if (existing) return existing;
+    if (!this.getSession(m.sessionId)) throw notFound("session", m.sessionId);
+    throw notFound(`run in session ${m.sessionId}:`, m.runId ?? "");
   }
 
   messageByKey(sessionId: string, key: string): Message | undefined {
@@ -405,47 +473,134 @@ class SqliteTx implements StoreTx {
     );
     return rows.map(toAudit);
   }
+
+  // Run leases (lease.ts)
+
+  takeLease(sessionId: string, owner: string, ttlMs: number, ticket: number | null): number | undefined {
+    return this.get<{ running: number }>(
+      `INSERT INTO run_leases (session_id, owner, acquired_at, expires_at)
+       SELECT @session, @owner, ${NOW_MS}, ${NOW_MS} + @ttl
+       WHERE NOT EXISTS (SELECT 1 FROM run_lease_waiters
+                         WHERE session_id = @session AND (@ticket IS NULL OR ticket < @ticket))
+       ON CONFLICT (session_id) DO UPDATE SET acquired_at = excluded.acquired_at, expires_at = excluded.expires_at
+         WHERE run_leases.owner = excluded.owner
+       RETURNING ${RUNNING_RUNS} AS running`,
+      { session: sessionId, owner, ttl: ttlMs, ticket },
+    )?.running;
+  }
+
+  takeOverLease(sessionId: string, from: string, owner: string, ttlMs: number): number | undefined {
+    return this.get<{ running: number }>(
+      `UPDATE run_leases SET owner = @owner, acquired_at = ${NOW_MS}, expires_at = ${NOW_MS} + @ttl
+       WHERE session_id = @session AND owner = @from
+       RETURNING ${RUNNING_RUNS} AS running`,
+      { session: sessionId, from, owner, ttl: ttlMs },
+    )?.running;
+  }
+
+  leaseState(sessionId: string, ticket: number | null): LeaseState {
+    const holder = this.get<{ now: number; owner: string | null; expires_at: number | null }>(
+      `SELECT ${NOW_MS} AS now, l.owner, l.expires_at FROM (SELECT 1) LEFT JOIN run_leases l ON l.session_id = ?`,
+      sessionId,
+    ) as { now: number; owner: string | null; expires_at: number | null };
+    const waiters = this.all<{ ticket: number; owner: string; expires_at: number }>(
+      `SELECT ticket, owner, expires_at FROM run_lease_waiters
+       WHERE session_id = @session AND (@ticket IS NULL OR ticket < @ticket) ORDER BY ticket`,
+      { session: sessionId, ticket },
+    );
+    return {
+      now: holder.now,
+      holder: holder.owner === null ? undefined : { owner: holder.owner, expiresAt: holder.expires_at as number },
+      waiters: waiters.map((w) => ({ ticket: w.ticket, owner: w.owner, expiresAt: w.expires_at })),
+    };
+  }
+
+  releaseLease(sessionId: string, owner: string): boolean {
+    return this.run("DELETE FROM run_leases WHERE session_id = ? AND owner = ?", sessionId, owner).changes > 0;
+  }
+
+  queueForLease(sessionId: string, owner: string, ttlMs: number): number {
+    return (
+      this.get<{ ticket: number }>(
+        `INSERT INTO run_lease_waiters (session_id, owner, expires_at) VALUES (?, ?, ${NOW_MS} + ?) RETURNING ticket`,
+        sessionId,
+        owner,
+        ttlMs,
+      ) as { ticket: number }
+    ).ticket;
+  }
+
+  leaveLeaseQueue(ticket: number): void {
+    this.run("DELETE FROM run_lease_waiters WHERE ticket = ?", ticket);
+  }
+
+  renewLeases(owner: string, ttlMs: number): string[] {
+    this.run(`UPDATE run_lease_waiters SET expires_at = ${NOW_MS} + ? WHERE owner = ?`, ttlMs, owner);
+    return this.all<{ session_id: string }>(
+      `UPDATE run_leases SET expires_at = ${NOW_MS} + ? WHERE owner = ? RETURNING session_id`,
+      ttlMs,
+      owner,
+    ).map((r) => r.session_id);
+  }
+
+  dropLeaseOwner(owner: string): void {
+    this.run("DELETE FROM run_leases WHERE owner = ?", owner);
+    this.run("DELETE FROM run_lease_waiters WHERE owner = ?", owner);
+  }
+
+  leasesNotOwnedBy(owner: string): { now: number; leases: LeaseRow[] } {
+    const rows = this.all<{ session_id: string; owner: string; expires_at: number }>(
+      "SELECT session_id, owner, expires_at FROM run_leases WHERE owner <> ?",
+      owner,
+    );
+    const now = (this.get<{ now: number }>(`SELECT ${NOW_MS} AS now`) as { now: number }).now;
+    return { now, leases: rows.map((r) => ({ sessionId: r.session_id, owner: r.owner, expiresAt: r.expires_at })) };
+  }
 }
 
 const BUSY_TIMEOUT_MS = 10_000;
 const CHECKPOINT_WAIT_MS = 200;
 const CHECKPOINT_RETRY_MS = 250;
-/** Most writes one grouped transaction carries (it holds the database's write lock while they run). */
+/** Most operations one grouped transaction carries (a write group holds the database's write lock while they run). */
 const MAX_GROUP = 256;
 
 interface PendingOp {
-  readonly fn: (tx: StoreTx) => Promise<unknown>;
+  readonly fn: (tx: SqliteTx) => Promise<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
+}
+
+/** Operations waiting for their turn, and whether a turn is scheduled for them. */
+class Batch {
+  readonly ops: PendingOp[] = [];
+  scheduled = false;
 }
 
 /**
  * "Never persists" for SQLite: `secure_delete` zeroes deleted and overwritten content in the main file,
  * and after every scrub a TRUNCATE checkpoint copies the zeroed pages in and cuts the WAL to zero bytes,
  * so no older frame holding the old text survives there either.
+ *
+ * Group commit, on purpose: operations asked for in the same turn of the event loop run together, at the
+ * end of that turn (`setImmediate`), writes in one transaction and one COMMIT, reads in one snapshot. A
+ * write's promise settles only after the COMMIT that made it durable (as durable as WAL with
+ * `synchronous = NORMAL` makes it: see docs/security.md).
  */
 class SqliteBackend implements StoreBackend {
   readonly kind = "sqlite" as const;
   readonly defaultTranscriptDir: string;
   private readonly db: Database.Database;
   private readonly tx: SqliteTx;
-  private readonly control: Record<
-    "begin" | "beginImmediate" | "commit" | "savepoint" | "release" | "rollbackTo",
-    Database.Statement
-  >;
-  /** Writes waiting for their turn in the queue, and whether a turn (`runWrites`) is queued for them. */
-  private readonly pending: PendingOp[] = [];
-  private writesScheduled = false;
-  /** The same for reads (`runReads`). */
-  private readonly pendingReads: PendingOp[] = [];
-  private readsScheduled = false;
+  private readonly control: Record<"begin" | "beginImmediate" | "commit", Database.Statement>;
+  private readonly writes = new Batch();
+  private readonly reads = new Batch();
   private readonly queue = new SerialQueue();
-  private readonly locks: SqliteRunLocks;
+  private readonly leases: RunLeases;
   private checkpointOwed = false;
   private retry: NodeJS.Timeout | undefined;
   private closing = false;
 
-  constructor(path: string) {
+  constructor(path: string, leaseOptions: RunLeaseOptions) {
     const dir = dirname(path);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     // Created 0600 before SQLite opens it: its -wal and -shm files copy the main file's mode.
@@ -469,36 +624,23 @@ class SqliteBackend implements StoreBackend {
       begin: this.db.prepare("BEGIN"),
       beginImmediate: this.db.prepare("BEGIN IMMEDIATE"),
       commit: this.db.prepare("COMMIT"),
-      savepoint: this.db.prepare("SAVEPOINT gatehouse_write"),
-      release: this.db.prepare("RELEASE gatehouse_write"),
-      rollbackTo: this.db.prepare("ROLLBACK TO gatehouse_write"),
     };
-    this.locks = new SqliteRunLocks(path, join(dir, "locks"), this.queue);
+    this.leases = new RunLeases(
+      {
+        write: (fn) => this.write(async () => fn(this.tx)),
+        read: (fn) => this.read(async () => fn(this.tx)),
+      },
+      leaseOptions,
+    );
     this.defaultTranscriptDir = join(dir, "transcripts");
   }
 
-  /**
-   * Reads that queue up together share one read transaction: one snapshot, taken after every write that
-   * had completed when any of them was asked for. A read alone runs in a transaction of its own, as before.
-   */
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.pendingReads.push({ fn, resolve: resolve as (value: unknown) => void, reject });
-      this.scheduleReads();
-    });
+    return this.enqueue(this.reads, fn);
   }
 
-  /**
-   * Writes that queue up while others run share one transaction (a group commit): each runs in its own
-   * savepoint, so one that throws is rolled back alone, and each settles only after the shared COMMIT.
-   * Many sessions writing at once otherwise paid a WAL commit each, most of a write's cost. A write
-   * that finds nothing else waiting runs in a transaction of its own, as before.
-   */
   write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.pending.push({ fn, resolve: resolve as (value: unknown) => void, reject });
-      this.scheduleWrites();
-    });
+    return this.enqueue(this.writes, fn);
   }
 
   writeOne<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
@@ -511,60 +653,60 @@ class SqliteBackend implements StoreBackend {
     });
   }
 
-  lockAcrossProcesses(sessionId: string, signal: AbortSignal | undefined): Promise<() => Promise<void>> {
-    return this.locks.acquire(sessionId, signal);
+  acquireLease(sessionId: string, signal: AbortSignal | undefined): Promise<HeldLease> {
+    return this.leases.acquire(sessionId, signal);
   }
 
-  async afterSessionDeleted(id: string): Promise<void> {
-    this.locks.forget(id);
+  abandonedLeases(): Promise<string[]> {
+    return this.leases.abandoned();
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.closing = true;
     clearTimeout(this.retry);
-    return this.queue.run(async () => {
-      this.locks.close();
+    await this.leases.close();
+    await this.queue.run(async () => {
+      // Whatever was asked for before close() runs first (a turn already scheduled finds nothing left).
+      while (this.writes.ops.length > 0 || this.reads.ops.length > 0) {
+        await this.runBatch(this.writes, (group) => this.writeGroup(group));
+        await this.runBatch(this.reads, (group) => this.readGroup(group));
+      }
       this.checkpoint(BUSY_TIMEOUT_MS);
       this.db.close();
     });
   }
 
-  private scheduleWrites(): void {
-    if (this.writesScheduled) return;
-    this.writesScheduled = true;
-    void this.queue.run(() => this.runWrites());
+  private enqueue<T>(batch: Batch, fn: (tx: StoreTx) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      batch.ops.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      this.schedule(batch);
+    });
   }
 
-  /** Takes the waiting writes, a group at a time; never rejects (each write's promise carries its outcome). */
-  private async runWrites(): Promise<void> {
-    this.writesScheduled = false;
-    // While closing, finish everything written before close() here: a later turn would find the connection closed.
-    do await this.writeGroup(this.pending.splice(0, MAX_GROUP));
-    while (this.closing && this.pending.length > 0);
-    // More arrived meanwhile: their turn comes after whatever queued up since (reads are not starved).
-    if (this.pending.length > 0) this.scheduleWrites();
+  /** At the end of this turn of the event loop, the batch's operations take their turn in the queue. */
+  private schedule(batch: Batch): void {
+    if (batch.scheduled) return;
+    batch.scheduled = true;
+    const run = batch === this.writes ? this.writeGroup.bind(this) : this.readGroup.bind(this);
+    setImmediate(() => void this.queue.run(() => this.runBatch(batch, run)));
   }
 
-  private scheduleReads(): void {
-    if (this.readsScheduled) return;
-    this.readsScheduled = true;
-    void this.queue.run(() => this.runReads());
-  }
-
-  /** As `runWrites`, for reads; never rejects. */
-  private async runReads(): Promise<void> {
-    this.readsScheduled = false;
-    do await this.readGroup(this.pendingReads.splice(0, MAX_GROUP));
-    while (this.closing && this.pendingReads.length > 0);
-    if (this.pendingReads.length > 0) this.scheduleReads();
+  /** Takes the batch's operations, a group at a time; never rejects (each operation's promise carries its outcome). */
+  private async runBatch(batch: Batch, run: (group: PendingOp[]) => Promise<void>): Promise<void> {
+    batch.scheduled = false;
+    if (!this.db.open) {
+      const closed = new StoreError("closed", "the store is closed");
+      for (const op of batch.ops.splice(0)) op.reject(closed);
+      return;
+    }
+    // While closing, finish everything asked for before close() here: a later turn would find the connection closed.
+    do if (batch.ops.length > 0) await run(batch.ops.splice(0, MAX_GROUP));
+    while (this.closing && batch.ops.length > 0);
+    // More than a group's worth, or more arrived meanwhile: they go after whatever queued up since.
+    if (batch.ops.length > 0) this.schedule(batch);
   }
 
   private async readGroup(group: readonly PendingOp[]): Promise<void> {
-    if (group.length === 1) {
-      const only = group[0] as PendingOp;
-      await this.transaction(this.control.begin, only.fn).then(only.resolve, only.reject);
-      return;
-    }
     const done: [PendingOp, unknown][] = [];
     let next = 0;
     try {
@@ -581,11 +723,7 @@ class SqliteBackend implements StoreBackend {
       }
       this.control.commit.run();
     } catch (error) {
-      try {
-        if (this.db.inTransaction) this.db.exec("ROLLBACK");
-      } catch {
-        // The next transaction reports what is wrong with the connection.
-      }
+      this.rollback();
       for (const [read] of done) read.reject(error);
       for (const read of group.slice(next)) read.reject(error);
       return;
@@ -593,50 +731,41 @@ class SqliteBackend implements StoreBackend {
     for (const [read, value] of done) read.resolve(value);
   }
 
+  /**
+   * One transaction for the group, without a savepoint per write: a write that fails before changing
+   * anything leaves the transaction as it was, and the others go on. One that fails after changing
+   * something takes the group's transaction down with it; the writes that ran with it did not fail,
+   * so they run again, in a new transaction, with those that had not run yet.
+   */
   private async writeGroup(group: readonly PendingOp[]): Promise<void> {
     const done: [PendingOp, unknown][] = [];
-    if (group.length === 1) {
-      const only = group[0] as PendingOp;
-      try {
-        done.push([only, await this.transaction(this.control.beginImmediate, only.fn)]);
-      } catch (error) {
-        only.reject(error);
-        return;
-      }
-    } else {
-      let next = 0;
-      try {
-        this.control.beginImmediate.run();
-        for (; next < group.length; next++) {
-          const write = group[next] as PendingOp;
-          this.control.savepoint.run();
-          let value: unknown;
-          try {
-            value = await write.fn(this.tx);
-          } catch (error) {
-            // SQLite itself ended the transaction (an I/O error, say): the writes before this one are gone too.
-            if (!this.db.inTransaction) throw error;
-            this.control.rollbackTo.run();
-            this.control.release.run();
-            write.reject(error);
-            continue;
-          }
-          this.control.release.run();
-          done.push([write, value]);
-        }
-        this.control.commit.run();
-      } catch (error) {
+    let next = 0;
+    try {
+      this.control.beginImmediate.run();
+      for (; next < group.length; next++) {
+        const write = group[next] as PendingOp;
+        this.tx.wrote = false;
         try {
-          if (this.db.inTransaction) this.db.exec("ROLLBACK");
-        } catch {
-          // The next transaction reports what is wrong with the connection.
+          done.push([write, await write.fn(this.tx)]);
+        } catch (error) {
+          if (this.tx.wrote || !this.db.inTransaction) throw error;
+          write.reject(error);
         }
-        for (const [write] of done) write.reject(error);
-        (group[next] as PendingOp | undefined)?.reject(error);
-        // Writes that never ran go back to the head of the line.
-        this.pending.unshift(...group.slice(next + 1));
-        return;
       }
+      this.control.commit.run();
+    } catch (error) {
+      const inTransaction = this.db.inTransaction;
+      this.rollback();
+      const failed = group[next];
+      failed?.reject(error);
+      const again = group.slice(next + 1);
+      // A failed BEGIN or COMMIT, or SQLite ending the transaction itself (an I/O error, say), fails
+      // the writes that ran too; a write's own failure sends them back to the head of the line.
+      if (failed && inTransaction) again.unshift(...done.map(([write]) => write));
+      else for (const [write] of done) write.reject(error);
+      this.writes.ops.unshift(...again);
+      if (again.length > 0) this.schedule(this.writes);
+      return;
     }
     try {
       if (this.checkpointOwed) this.checkpoint();
@@ -647,16 +776,11 @@ class SqliteBackend implements StoreBackend {
     for (const [write, value] of done) write.resolve(value);
   }
 
-  // fn's statements are synchronous, so between BEGIN and COMMIT nothing else runs on this connection.
-  private async transaction<T>(begin: Database.Statement, fn: (tx: StoreTx) => Promise<T>): Promise<T> {
-    begin.run();
+  private rollback(): void {
     try {
-      const result = await fn(this.tx);
-      this.control.commit.run();
-      return result;
-    } catch (error) {
       if (this.db.inTransaction) this.db.exec("ROLLBACK");
-      throw error;
+    } catch {
+      // The next transaction reports what is wrong with the connection.
     }
   }
 
@@ -685,5 +809,5 @@ class SqliteBackend implements StoreBackend {
 }
 
 export function openSqliteStore(options: SqliteStoreOptions): SessionStore {
-  return new CoreStore(new SqliteBackend(options.path), options);
+  return new CoreStore(new SqliteBackend(options.path, options.runLock ?? {}), options);
 }

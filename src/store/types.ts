@@ -204,6 +204,18 @@ export interface MessagePage {
 
 export interface RunLock {
   readonly sessionId: string;
+  /** Who holds it: this store's owner token in the run lease (`host:pid:starttime:random`). */
+  readonly owner: string;
+  /**
+   * Runs of the session still "running" when the lock was granted. Nobody else can be running them:
+   * their process died mid-run (or could not finish them), and they are the new holder's to recover.
+   */
+  readonly interruptedRuns: number;
+  /**
+   * Aborts if the lease turns out to have been taken over while held: this store's heartbeats stopped
+   * for longer than the lease's expiry, and another owner, which cannot see this process, took it.
+   */
+  readonly lost: AbortSignal;
   /** Idempotent. */
   release(): Promise<void>;
 }
@@ -239,6 +251,12 @@ export interface SessionStore {
   listRuns(sessionId: string): Promise<Run[]>;
   /** One run per session at a time, across processes; waiters are served first come, first served. */
   acquireRunLock(sessionId: string, options?: AcquireRunLockOptions): Promise<RunLock>;
+  /**
+   * Sessions whose run lock is held by an owner that is gone (a process that died, or another host's
+   * owner whose lease expired without a heartbeat). Acquiring one's lock takes it over, with the
+   * count of runs to recover.
+   */
+  abandonedRunLocks(): Promise<string[]>;
 
   appendMessage(input: AppendMessageInput): Promise<Message>;
   /** The run's messages in order, found by run id: compaction summaries do not hide them. */

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { messageText } from "../../src/core/message.js";
 import { openStore, type SessionStore, type StoreOptions } from "../../src/store/index.js";
-import { spawnWorker, tempDir } from "./helpers.js";
+import { eventually, spawnWorker, tempDir, withRawDatabase } from "./helpers.js";
 import { dropSchema, PG_SKIP, PG_URL, testSchema } from "./pg.js";
 
 const turns = async (n: number) => {
@@ -113,7 +113,12 @@ function crossProcessTests(label: string, options: () => StoreOptions, skip?: st
         const holder = spawnWorker(options, { mode: "hold", sessionId: session.id });
         await holder.line("locked");
         const waiter = spawnWorker(options, { mode: "wait", sessionId: session.id });
-        await waiter.line("waiting");
+        await eventually("the waiter's ticket", () =>
+          withRawDatabase(
+            options,
+            async (db) => (await db.all("SELECT 1 FROM run_lease_waiters WHERE session_id = ?", session.id)).length > 0,
+          ),
+        );
         waiter.kill("SIGKILL");
         await waiter.exited;
         const ours = store.acquireRunLock(session.id);

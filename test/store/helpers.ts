@@ -3,6 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import Database from "better-sqlite3";
+import pg from "pg";
 import type { Part } from "../../src/core/message.js";
 import type { StoreOptions } from "../../src/store/index.js";
 
@@ -90,4 +92,57 @@ export function spawnWorker(options: StoreOptions, args: Record<string, unknown>
     kill: (signal) => child.kill(signal),
     exited,
   };
+}
+
+/** Raw SQL on a store's database (written with `?` placeholders, numbered for PostgreSQL), bypassing the store. */
+export interface RawDatabase {
+  all<R>(sql: string, ...params: unknown[]): Promise<R[]>;
+}
+
+export async function withRawDatabase<T>(options: StoreOptions, fn: (db: RawDatabase) => Promise<T>): Promise<T> {
+  if (options.kind === "sqlite") {
+    const db = new Database(options.path, { timeout: 10_000 });
+    try {
+      return await fn({
+        all: async <R>(sql: string, ...params: unknown[]) => {
+          const statement = db.prepare(sql);
+          if (statement.reader) return statement.all(...params) as R[];
+          statement.run(...params);
+          return [];
+        },
+      });
+    } finally {
+      db.close();
+    }
+  }
+  if (options.kind !== "postgres") throw new Error("a raw database needs SQLite or PostgreSQL");
+  const client = new pg.Client({
+    connectionString: options.url,
+    options: `-c search_path=${options.schema ?? "public"}`,
+  });
+  await client.connect();
+  try {
+    return await fn({
+      all: async <R>(sql: string, ...params: unknown[]) => {
+        let n = 0;
+        return (
+          await client.query(
+            sql.replace(/\?/g, () => `$${++n}`),
+            params,
+          )
+        ).rows as R[];
+      },
+    });
+  } finally {
+    await client.end();
+  }
+}
+
+/** Resolves once `check` returns true, trying again after each short pause (for state another process changes). */
+export async function eventually(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }

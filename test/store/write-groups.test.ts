@@ -1,7 +1,7 @@
-// SQLite commits writes that queue up together in one transaction (a savepoint each), and runs reads
-// that queue up together in one read transaction. These check that a group behaves as the same
-// operations one after another would: each settles with its own outcome, a failing write leaves
-// nothing behind, and the others persist.
+// SQLite commits the writes asked for in one turn of the event loop in one transaction (no savepoint
+// per write), and runs the reads asked for together in one read transaction. These check that a group
+// behaves as the same operations one after another would: each settles with its own outcome, after the
+// COMMIT that holds it; a failing write leaves nothing behind, and the others persist.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import type { StoreTx } from "../../src/store/backend.js";
@@ -30,6 +30,55 @@ function backend(store: SessionStore): { write: Raw; read: Raw } {
   return { write: (fn) => b.write(fn), read: (fn) => b.read(fn) };
 }
 
+/** Counts the backend's COMMITs of write groups (its prepared COMMIT statement). */
+function countCommits(store: SessionStore): { readonly count: number } {
+  const control = (store as unknown as { backend: { control: { commit: { run(): unknown } } } }).backend.control;
+  const commit = control.commit;
+  const counter = { count: 0 };
+  control.commit = {
+    run: () => {
+      const result = commit.run();
+      counter.count++;
+      return result;
+    },
+  };
+  return counter;
+}
+
+test("writes asked for in one turn of the event loop share one COMMIT, and each settles only after it", () =>
+  withSqlite(async (store) => {
+    const session = await store.createSession();
+    const run = await store.startRun({ sessionId: session.id, trigger: "api" });
+    const commits = countCommits(store);
+    const settledAfter: number[] = [];
+    const appends: Promise<unknown>[] = [];
+    // Some asked for at once, some a few microtasks later: all within this turn.
+    for (let i = 0; i < 30; i++) {
+      if (i % 3 === 0) await Promise.resolve();
+      appends.push(
+        store
+          .appendMessage({ sessionId: session.id, runId: run.id, role: "user", parts: [text(`m${i}`)] })
+          .then(() => settledAfter.push(commits.count)),
+      );
+    }
+    await Promise.all(appends);
+    assert.equal(commits.count, 1);
+    assert.deepEqual(settledAfter, Array(30).fill(1));
+    // A failed write that changed nothing does not cost the others their group either.
+    const outcomes = await Promise.allSettled([
+      store.appendMessage({ sessionId: session.id, runId: run.id, role: "user", parts: [text("a")] }),
+      store.startRun({ sessionId: "no-such-session", trigger: "api" }),
+      store.appendMessage({ sessionId: session.id, runId: "no-such-run", role: "user", parts: [text("b")] }),
+      store.appendMessage({ sessionId: session.id, runId: run.id, role: "user", parts: [text("c")] }),
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ["fulfilled", "rejected", "rejected", "fulfilled"],
+    );
+    assert.equal(commits.count, 2);
+    assert.equal((await store.sessionMessages(session.id)).length, 32);
+  }));
+
 test("writes issued together each settle with their own outcome, and only the successful ones persist", () =>
   withSqlite(async (store) => {
     const sessions = await Promise.all(Array.from({ length: 20 }, () => store.createSession()));
@@ -37,7 +86,7 @@ test("writes issued together each settle with their own outcome, and only the su
     const outcomes = await Promise.allSettled([
       ...sessions.map((s, i) => store.startRun({ sessionId: s.id, trigger: "api", id: `run-${i}` })),
       store.startRun({ sessionId: "no-such-session", trigger: "api" }),
-      // Inserts a session, then fails: its savepoint is rolled back, the others' writes are not.
+      // Inserts a session, then fails: the group is rolled back, and the others run again without it.
       write(async (tx) => {
         await tx.insertSession({ id: "half-done", key: null, parentSessionId: null, createdAt: "x", updatedAt: "x" });
         throw new Error("failed after writing");
