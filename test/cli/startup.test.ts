@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { describe, test } from "node:test";
+import { VERSION } from "../../src/version.js";
 
 /** What `gatehouse --version` and `--help` may load: everything else waits for a command's action. */
 const ALLOWED = new Set(["commander", "../version.js", "./exit.js"]);
@@ -18,7 +19,11 @@ describe("CLI start-up stays lazy", () => {
     assert.deepEqual(await staticImports("../../src/cli/exit.ts"), []);
   });
 
-  test("version.ts reads package.json and nothing else", async () => {
-    assert.deepEqual(await staticImports("../../src/version.ts"), ["node:module"]);
+  test("version.ts imports nothing and holds package.json's version", async () => {
+    assert.deepEqual(await staticImports("../../src/version.ts"), []);
+    const pkg = JSON.parse(await readFile(new URL("../../package.json", import.meta.url), "utf8")) as {
+      version: string;
+    };
+    assert.equal(VERSION, pkg.version, "bump src/version.ts with package.json");
   });
 });

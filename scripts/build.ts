@@ -1,0 +1,31 @@
+// Builds dist/. tsc checks the types and writes the declarations (dist/**/*.d.ts); esbuild writes
+// the JavaScript: the package entry (dist/index.js) and the CLI (dist/cli/main.js) bundled
+// together, with code splitting, so both load the same chunks — one module graph, whichever a
+// process starts from: a plugin that imports "gatehouse" inside the CLI gets the CLI's own run
+// context and catalog, not a second copy. Dependencies stay external (node_modules), and every
+// `import()` stays a separate chunk loaded when it runs, as in the sources.
+//
+//   npm run build
+import { execFileSync } from "node:child_process";
+import { chmodSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { build } from "esbuild";
+
+const tsc = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin", "tsc");
+rmSync("dist", { recursive: true, force: true });
+execFileSync(process.execPath, [tsc, "-p", "tsconfig.json", "--emitDeclarationOnly"], { stdio: "inherit" });
+await build({
+  entryPoints: { index: "src/index.ts", "cli/main": "src/cli/main.ts" },
+  outdir: "dist",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  packages: "external",
+  chunkNames: "chunks/[name]-[hash]",
+  sourcemap: true,
+  logLevel: "warning",
+});
+chmodSync("dist/cli/main.js", 0o755);

@@ -1,0 +1,102 @@
+// The built package (npm run build): the CLI and the package entry are bundled together with code
+// splitting, so they load the same chunks. A plugin that imports "gatehouse" inside the CLI must get
+// the CLI's own modules — its run context (AsyncLocalStorage) and catalog — not a second copy.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { mkdir, symlink } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { put, tempProjects } from "./helpers.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const DIST = join(ROOT, "dist");
+const BUILT_CLI = join(DIST, "cli", "main.js");
+
+function runBuilt(
+  args: readonly string[],
+  cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BUILT_CLI, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", HOME: cwd },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The JavaScript files of dist/, relative to it. */
+function distScripts(dir = DIST): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return distScripts(path);
+    return entry.name.endsWith(".js") ? [relative(DIST, path)] : [];
+  });
+}
+
+/** The source modules a built file holds (esbuild marks each with a `// src/….ts` line). */
+const sourcesIn = (file: string) =>
+  new Set([...readFileSync(join(DIST, file), "utf8").matchAll(/^\/\/ (src\/\S+\.ts)$/gm)].map((m) => m[1] as string));
+
+const PROBE = (id: string) => `import { currentRunContext } from "gatehouse";
+export default {
+  id: "${id}",
+  setup(api) {
+    api.registerCommand("${id}", {
+      description: "says whether the gatehouse it imported knows the run it is called in",
+      run: (_args, ctx) => \`${id}: \${currentRunContext()?.runId === ctx.runId ? "same run context" : "another copy"}\`,
+    });
+  },
+};
+`;
+
+describe("the built package", { skip: existsSync(BUILT_CLI) ? undefined : "run `npm run build` first" }, () => {
+  const project = tempProjects();
+
+  test("every source module is in exactly one built file: the CLI and the package entry share their chunks", () => {
+    const homes = new Map<string, string[]>();
+    for (const file of distScripts())
+      for (const source of sourcesIn(file)) homes.set(source, [...(homes.get(source) ?? []), file]);
+    assert.ok(homes.has("src/runtime/run.ts") && homes.has("src/hooks/run-context.ts"));
+    const twice = [...homes].filter(([, files]) => files.length > 1);
+    assert.deepEqual(twice, []);
+  });
+
+  test("a plugin importing gatehouse inside the built CLI gets the CLI's modules, as ES module or TypeScript", async () => {
+    const dir = await project({
+      "gatehouse.json": { plugins: [{ path: "./probe.mjs" }, { path: "./probe-ts.ts" }] },
+    });
+    await put(dir, "probe.mjs", PROBE("probe"));
+    await put(dir, "probe-ts.ts", PROBE("probe-ts"));
+    await mkdir(join(dir, "node_modules"));
+    await symlink(ROOT, join(dir, "node_modules", "gatehouse"), "dir");
+    for (const command of ["probe", "probe-ts"]) {
+      const r = await runBuilt(["run", "--model", "scripted:echo", "-p", `/${command}`], dir);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout.trim(), `${command}: same run context`);
+    }
+  });
+
+  test("gatehouse --version loads no chunk but the version and the exit codes", async () => {
+    const entry = readFileSync(BUILT_CLI, "utf8");
+    const chunks = [...entry.matchAll(/^import\s[^;]*?from\s+"(\.\.\/chunks\/[^"]+)"/gm)].map((m) => m[1] as string);
+    const loaded = new Set(chunks.flatMap((chunk) => [...sourcesIn(join("cli", chunk))]));
+    assert.deepEqual([...loaded].sort(), ["src/cli/exit.ts", "src/version.ts"]);
+    const dir = await project();
+    const r = await runBuilt(["--version"], dir);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /^\d+\.\d+\.\d+\n$/);
+  });
+});
