@@ -27,6 +27,8 @@ const CHILD = fileURLToPath(new URL("./r3-child.ts", import.meta.url));
 export interface R3Options {
   readonly seed: number;
   readonly kills: number;
+  /** The first kill's number (default 0): kills [firstKill, firstKill + kills) are made, so a run can be split in parts. */
+  readonly firstKill?: number;
   /** Latest kill, in ms after the child is ready (default 500). */
   readonly maxDelayMs?: number;
   readonly postgresUrl?: string;
@@ -68,7 +70,8 @@ export async function runR3(options: R3Options): Promise<R3Figures> {
   // on what the earlier ones left); every third kill goes to PostgreSQL when there is one.
   const pgEvery = options.postgresEvery ?? 3;
   const lanes: { kind: "sqlite" | "postgres"; dir: string; schema: string; kills: number[]; next: number }[] = [];
-  for (let kill = 0; kill < options.kills; kill++) {
+  const first = options.firstKill ?? 0;
+  for (let kill = first; kill < first + options.kills; kill++) {
     const pg = options.postgresUrl !== undefined && kill % pgEvery === pgEvery - 1;
     const name = pg ? "postgres" : `sqlite-${kill % 2}`;
     let lane = lanes.find((l) => l.dir.endsWith(name));
