@@ -1,5 +1,8 @@
 import { isAbsolute, relative } from "node:path";
-import picomatch from "picomatch";
+import { lazyRequire } from "../core/lazy-require.js";
+
+/** Loaded when a path rule is first matched. */
+const picomatch = lazyRequire<typeof import("picomatch")>("picomatch");
 
 /**
  * The `if` field: one permission rule (`Bash(git *)`, `Edit(*.ts)`, `WebFetch(domain:x.org)`)
@@ -136,10 +139,11 @@ export function splitShell(command: string): string[] | undefined {
 
 function pathMatches(pattern: string, file: unknown, projectDir: string): boolean {
   if (typeof file !== "string") return true;
-  if (pattern.startsWith("//")) return picomatch.isMatch(file, pattern.slice(1), { dot: true });
-  if (!pattern.includes("/")) return picomatch.isMatch(file, pattern, { dot: true, basename: true });
+  const { isMatch } = picomatch();
+  if (pattern.startsWith("//")) return isMatch(file, pattern.slice(1), { dot: true });
+  if (!pattern.includes("/")) return isMatch(file, pattern, { dot: true, basename: true });
   const rel = isAbsolute(file) ? relative(projectDir, file) : file;
-  return picomatch.isMatch(rel, pattern.replace(/^\.?\//, ""), { dot: true });
+  return isMatch(rel, pattern.replace(/^\.?\//, ""), { dot: true });
 }
 
 function domainMatches(domain: string, url: unknown): boolean {

@@ -1,17 +1,11 @@
-import { createRequire } from "node:module";
 import type { Node, ParseError, ParseErrorCode } from "jsonc-parser";
+import { lazyRequire } from "./lazy-require.js";
 
-type JsoncParser = typeof import("jsonc-parser");
-let loaded: JsoncParser | undefined;
 /**
  * jsonc-parser, loaded on first use: it is needed only when `JSON.parse` fails or a config
- * problem is located, so reading a valid file (or none) does not pay for loading it. Its
- * package is CommonJS, so `require` gives the same module an `import` would, synchronously.
+ * problem is located, so reading a valid file (or none) does not pay for loading it.
  */
-function jsonc(): JsoncParser {
-  loaded ??= createRequire(import.meta.url)("jsonc-parser") as JsoncParser;
-  return loaded;
-}
+const jsonc = lazyRequire<typeof import("jsonc-parser")>("jsonc-parser");
 
 /**
  * JSON text as users write it in config files: `JSON.parse` decides what is valid (so exactly

@@ -1,5 +1,8 @@
-import picomatch from "picomatch";
+import { lazyRequire } from "../core/lazy-require.js";
 import type { Tool } from "./types.js";
+
+/** Loaded when a pattern is first compiled: most runs configure none. */
+const picomatch = lazyRequire<typeof import("picomatch")>("picomatch");
 
 export interface ToolSelection {
   /** When given, only tools matching one of these names or patterns are kept. */
@@ -16,7 +19,7 @@ export interface ToolSelection {
 export function toolNameMatcher(patterns: readonly string[]): (name: string) => boolean {
   const expanded = patterns.flatMap((p) => (/^mcp__[^_*]+(?:_[^_*]+)*$/.test(p) ? [p, `${p}__*`] : [p]));
   if (expanded.length === 0) return () => false;
-  return picomatch([...expanded], { dot: true });
+  return picomatch()([...expanded], { dot: true });
 }
 
 /** Applies config `tools.allow` / `tools.deny`; deny wins. Order of `tools` is kept. */

@@ -1,9 +1,8 @@
 import path from "node:path";
-import { escapePath, glob, isDynamicPattern } from "tinyglobby";
 import { z } from "zod";
 import { type Tool, ToolError } from "../types.js";
 import { resolvePath } from "./fs-util.js";
-import { byMtimeDesc, defaultIgnores, mtimes, statSearchRoot } from "./search-root.js";
+import { byMtimeDesc, defaultIgnores, mtimes, statSearchRoot, tinyglobby } from "./search-root.js";
 
 export const GlobInputSchema = z.object({
   pattern: z.string().min(1).describe('The glob pattern to match files against, e.g. "**/*.ts" or "src/**/*.{js,jsx}"'),
@@ -40,7 +39,7 @@ export function createGlobTool(options: GlobOptions = {}): Tool<GlobInput, GlobO
       const root = resolvePath(input.path ?? ".", ctx.cwd);
       if (!(await statSearchRoot(root)).isDirectory) throw new ToolError(`${root} is not a directory`);
       const { base, pattern } = splitPattern(input.pattern, root);
-      const found = await glob(pattern, {
+      const found = await tinyglobby().glob(pattern, {
         cwd: base,
         absolute: true,
         dot: true,
@@ -74,6 +73,7 @@ export function createGlobTool(options: GlobOptions = {}): Tool<GlobInput, GlobO
  */
 export function splitPattern(pattern: string, root: string): { base: string; pattern: string } {
   if (!path.isAbsolute(pattern)) return { base: root, pattern };
+  const { escapePath, isDynamicPattern } = tinyglobby();
   const segments = pattern.split("/");
   const firstDynamic = segments.findIndex((s) => isDynamicPattern(s));
   if (firstDynamic === -1) return { base: path.dirname(pattern), pattern: escapePath(path.basename(pattern)) };

@@ -1,11 +1,9 @@
 import path from "node:path";
-import picomatch from "picomatch";
-import { glob } from "tinyglobby";
 import { z } from "zod";
 import { type Tool, ToolError } from "../types.js";
 import { resolvePath } from "./fs-util.js";
 import { compileMatcher, FILE_TYPES, type FileMatches, matchFile } from "./grep-match.js";
-import { byMtimeDesc, defaultIgnores, mtimes, statSearchRoot } from "./search-root.js";
+import { byMtimeDesc, defaultIgnores, mtimes, picomatch, statSearchRoot, tinyglobby } from "./search-root.js";
 
 const count = () => z.number().int().nonnegative().optional();
 
@@ -150,7 +148,7 @@ async function listFiles(root: string, input: GrepInput, signal: AbortSignal): P
       (negated ? exclude : include).push(anchored);
     }
   }
-  const found = await glob(include.length > 0 ? include : ["**/*"], {
+  const found = await tinyglobby().glob(include.length > 0 ? include : ["**/*"], {
     cwd: root,
     absolute: true,
     dot: true,
@@ -166,7 +164,7 @@ async function listFiles(root: string, input: GrepInput, signal: AbortSignal): P
     if (globs === undefined) {
       throw new ToolError(`Unknown file type "${input.type}". Known types: ${Object.keys(FILE_TYPES).join(", ")}`);
     }
-    const isType = picomatch([...globs], { dot: true });
+    const isType = picomatch()([...globs], { dot: true });
     files = files.filter((f) => isType(path.basename(f)));
   }
   return files;

@@ -1,5 +1,10 @@
 import { stat } from "node:fs/promises";
+import { lazyRequire } from "../../core/lazy-require.js";
 import { ToolError } from "../types.js";
+
+/** The file-search libraries, loaded when Glob or Grep first runs: most runs never search. */
+export const tinyglobby = lazyRequire<typeof import("tinyglobby")>("tinyglobby");
+export const picomatch = lazyRequire<typeof import("picomatch")>("picomatch");
 
 /** Directories no search wants to descend into unless asked to by name. */
 export const DEFAULT_IGNORED_DIRS = [".git", ".svn", ".hg", ".bzr", "node_modules"] as const;
