@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, symlink } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { put, tempProjects } from "./helpers.js";
@@ -45,6 +45,14 @@ function distScripts(dir = DIST): string[] {
     return entry.name.endsWith(".js") ? [relative(DIST, path)] : [];
   });
 }
+
+/** The specifiers a built file imports at load time (not its `import()`s). */
+const staticImports = (file: string) =>
+  [
+    ...readFileSync(join(DIST, file), "utf8").matchAll(
+      /^(?:import|export)\s[^;]*?from\s+"([^"]+)"|^import\s+"([^"]+)"/gm,
+    ),
+  ].map((m) => (m[1] ?? m[2]) as string);
 
 /** The source modules a built file holds (esbuild marks each with a `// src/….ts` line). */
 const sourcesIn = (file: string) =>
@@ -89,9 +97,29 @@ describe("the built package", { skip: existsSync(BUILT_CLI) ? undefined : "run `
     }
   });
 
+  test("importing the package loads none of the heavy optional packages: they load when used", () => {
+    const loaded = new Set<string>();
+    const packages = new Set<string>();
+    const visit = (file: string) => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      for (const specifier of staticImports(file)) {
+        if (specifier.startsWith(".")) visit(join(dirname(file), specifier));
+        else packages.add(specifier);
+      }
+    };
+    visit("index.js");
+    const heavy = [...packages].filter((p) =>
+      /^(@modelcontextprotocol\/|@ai-sdk\/(openai|anthropic|openai-compatible)|jiti|pg|tinyglobby|picomatch|pino)/.test(
+        p,
+      ),
+    );
+    assert.deepEqual(heavy, []);
+    assert.ok(packages.has("zod") && packages.has("better-sqlite3"), [...packages].join(", "));
+  });
+
   test("gatehouse --version loads no chunk but the version and the exit codes", async () => {
-    const entry = readFileSync(BUILT_CLI, "utf8");
-    const chunks = [...entry.matchAll(/^import\s[^;]*?from\s+"(\.\.\/chunks\/[^"]+)"/gm)].map((m) => m[1] as string);
+    const chunks = staticImports(join("cli", "main.js")).filter((s) => s.startsWith("."));
     const loaded = new Set(chunks.flatMap((chunk) => [...sourcesIn(join("cli", chunk))]));
     assert.deepEqual([...loaded].sort(), ["src/cli/exit.ts", "src/version.ts"]);
     const dir = await project();
