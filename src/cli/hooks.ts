@@ -2,7 +2,7 @@
 // commands, so its own imports stay light (commander's types, node builtins, the exit codes):
 // config, command hooks and output helpers are imported when a command runs.
 import { homedir } from "node:os";
-import { isAbsolute, relative, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import type {
   CommandHookEvent,
@@ -16,6 +16,7 @@ import type {
 import type { EnvPolicy } from "../core/env-policy.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import type { CliLogger } from "./output.js";
+import { projectRelative } from "./paths.js";
 import type { CliIO } from "./run.js";
 
 /** Flags every `hooks` command takes: the same sources as `gatehouse run`. */
@@ -174,13 +175,6 @@ async function guarded(io: CliIO, body: (L: Lib, log: CliLogger) => Promise<Exit
     for (const line of error.message.split("\n")) log.error(line);
     return error.code;
   }
-}
-
-/** Where a diagnostic's file is shown: relative when inside the project, else as it is. */
-export function projectRelative(cwd: string, file: string): string {
-  if (!isAbsolute(file)) return file;
-  const rel = relative(cwd, file);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file;
 }
 
 interface Loaded extends LoadedCommandHooks {

@@ -13,8 +13,8 @@ import { selectTools, unmatchedToolPatterns } from "../tools/select.js";
 import type { Tool } from "../tools/types.js";
 import { createTerminalApprover } from "./approver.js";
 import { EXIT, type ExitCode } from "./exit.js";
-import { projectRelative } from "./hooks.js";
 import { type CliLogger, colorsFor, createCliLogger, type OutStream, writeJson, writeOut } from "./output.js";
+import { projectRelative } from "./paths.js";
 import { checkId, describe, loadProject, PLUGIN_NOT_LOADED, CliStop as Stop, storeOptionsFor } from "./project.js";
 import { terminalText } from "./terminal.js";
 

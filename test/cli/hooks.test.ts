@@ -537,7 +537,10 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
     const source = await readFile(new URL("../../src/cli/hooks.ts", import.meta.url), "utf8");
     const runtime = [...source.matchAll(/^import\s+(?!type\b)[^;]*?from\s+"([^"]+)"/gm)].map((m) => m[1]);
     for (const specifier of runtime) {
-      assert.ok(specifier === "./exit.js" || specifier?.startsWith("node:"), `hooks.ts imports ${specifier} eagerly`);
+      assert.ok(
+        specifier === "./exit.js" || specifier === "./paths.js" || specifier?.startsWith("node:"),
+        `hooks.ts imports ${specifier} eagerly`,
+      );
     }
   });
 });
