@@ -209,7 +209,9 @@ export class CoreStore implements SessionStore {
       sessionId,
       owner: lease.owner,
       interruptedRuns: lease.interruptedRuns,
-      lost: lease.lost,
+      get lost() {
+        return lease.lost;
+      },
       release: () => {
         released ??= lease.release().finally(() => {
           this.heldLocks.delete(lock);

@@ -95,7 +95,7 @@ const openOwners = new Set<string>();
 export class RunLeases {
   readonly owner = ownerToken();
   private readonly ttlMs: number;
-  private readonly held = new Map<string, AbortController>();
+  private readonly held = new Map<string, Holding>();
   /** Leases whose release failed: still ours in the database until the heartbeat manages it. */
   private readonly unreleased = new Set<string>();
   private waiting = 0;
@@ -140,7 +140,6 @@ export class RunLeases {
       throw error;
     } finally {
       this.waiting--;
-      this.stopHeartbeatIfIdle();
     }
   }
 
@@ -188,15 +187,17 @@ export class RunLeases {
   }
 
   private holding(sessionId: string, interruptedRuns: number): HeldLease {
-    const controller = new AbortController();
-    this.held.set(sessionId, controller);
+    const holding = new Holding();
+    this.held.set(sessionId, holding);
     this.unreleased.delete(sessionId);
     return {
       owner: this.owner,
       interruptedRuns,
-      lost: controller.signal,
+      get lost() {
+        return holding.signal;
+      },
       release: async () => {
-        if (this.held.get(sessionId) !== controller) return;
+        if (this.held.get(sessionId) !== holding) return;
         this.held.delete(sessionId);
         try {
           if (!this.closed) await this.db.write((s) => s.releaseLease(sessionId, this.owner));
@@ -204,23 +205,16 @@ export class RunLeases {
           // Still ours in the database: the heartbeat lets it go later (and taking it again reuses it).
           this.unreleased.add(sessionId);
           throw error;
-        } finally {
-          this.stopHeartbeatIfIdle();
         }
       },
     };
   }
 
+  /** Runs while this store holds or waits for a lease; the first beat that finds it idle stops it. */
   private startHeartbeat(): void {
     if (this.heartbeat || this.closed) return;
     this.heartbeat = setInterval(() => void this.renew().catch(() => undefined), Math.max(1, this.ttlMs / 3));
     this.heartbeat.unref();
-  }
-
-  private stopHeartbeatIfIdle(): void {
-    if (this.held.size > 0 || this.waiting > 0 || this.unreleased.size > 0) return;
-    clearInterval(this.heartbeat);
-    this.heartbeat = undefined;
   }
 
   /**
@@ -233,18 +227,41 @@ export class RunLeases {
       await this.db.write((s) => s.releaseLease(sessionId, this.owner));
       this.unreleased.delete(sessionId);
     }
-    this.stopHeartbeatIfIdle();
+    if (this.held.size === 0 && this.waiting === 0 && this.unreleased.size === 0) {
+      clearInterval(this.heartbeat);
+      this.heartbeat = undefined;
+      return;
+    }
     const before = [...this.held];
     const still = new Set(await this.db.write((s) => s.renewLeases(this.owner, this.ttlMs)));
-    for (const [sessionId, controller] of before) {
-      if (still.has(sessionId) || this.held.get(sessionId) !== controller) continue;
+    for (const [sessionId, holding] of before) {
+      if (still.has(sessionId) || this.held.get(sessionId) !== holding) continue;
       this.held.delete(sessionId);
-      controller.abort(new StoreError("conflict", `the run lock of session ${sessionId} was taken over`));
+      holding.lose(new StoreError("conflict", `the run lock of session ${sessionId} was taken over`));
     }
   }
 
   private assertOpen(): void {
     if (this.closed) throw new StoreError("closed", "the store was closed while waiting for a run lock");
+  }
+}
+
+/** A held lease's `lost` signal, made only when someone asks for it (an AbortController is not free). */
+class Holding {
+  private controller: AbortController | undefined;
+  private reason: Error | undefined;
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.reason) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  lose(reason: Error): void {
+    this.reason = reason;
+    this.controller?.abort(reason);
   }
 }
 

@@ -20,6 +20,8 @@ interface SessionState {
   session: Session;
   nextSeq: number;
   nextRunSeq: number;
+  /** The session's run ids, in the order they were started. */
+  readonly runIds: string[];
   /** Messages ordered by seq. */
   readonly messages: Message[];
   readonly injections: InjectionRow[];
@@ -35,6 +37,8 @@ function deepFreeze<T>(value: T): T {
 
 /** The memory store's lock owner: only this process can see the store. */
 const OWNER = `memory:${process.pid}`;
+/** Nobody can take a memory store's lock over. */
+const NEVER_LOST = new AbortController().signal;
 
 const keyOf = (sessionId: string, key: string) => `${sessionId}\u0000${key}`;
 
@@ -97,9 +101,8 @@ class MemoryBackend implements StoreBackend, StoreTx {
   acquireLease(sessionId: string): Promise<HeldLease> {
     return this.queue.run(async () => ({
       owner: OWNER,
-      interruptedRuns: [...this.runs.values()].filter((r) => r.sessionId === sessionId && r.status === "running")
-        .length,
-      lost: new AbortController().signal,
+      interruptedRuns: this.listRuns(sessionId).filter((r) => r.status === "running").length,
+      lost: NEVER_LOST,
       release: async () => {},
     }));
   }
@@ -129,7 +132,7 @@ class MemoryBackend implements StoreBackend, StoreTx {
     if (session.parentSessionId !== null && !this.sessions.has(session.parentSessionId)) {
       throw notFound("parent session", session.parentSessionId);
     }
-    this.sessions.set(session.id, { session, nextSeq: 1, nextRunSeq: 1, messages: [], injections: [] });
+    this.sessions.set(session.id, { session, nextSeq: 1, nextRunSeq: 1, runIds: [], messages: [], injections: [] });
     this.onUndo(() => this.sessions.delete(session.id));
   }
 
@@ -147,7 +150,7 @@ class MemoryBackend implements StoreBackend, StoreTx {
       .slice(options.offset, options.offset + options.limit)
       .map((state) => ({
         ...state.session,
-        runCount: [...this.runs.values()].filter((r) => r.sessionId === state.session.id).length,
+        runCount: state.runIds.length,
         messageCount: state.messages.length,
       }));
   }
@@ -166,7 +169,7 @@ class MemoryBackend implements StoreBackend, StoreTx {
       for (const message of messages) this.index(message);
     });
     for (const c of [...this.compactions.values()].filter((c) => c.sessionId === id)) this.removeCompaction(c);
-    for (const run of [...this.runs.values()].filter((r) => r.sessionId === id)) {
+    for (const run of this.listRuns(id)) {
       this.runs.delete(run.id);
       this.onUndo(() => this.runs.set(run.id, run));
     }
@@ -191,7 +194,11 @@ class MemoryBackend implements StoreBackend, StoreTx {
     this.setCounter(state, "nextRunSeq", state.nextRunSeq + 1);
     this.touch(state, input.startedAt);
     this.runs.set(run.id, run);
-    this.onUndo(() => this.runs.delete(run.id));
+    state.runIds.push(run.id);
+    this.onUndo(() => {
+      this.runs.delete(run.id);
+      state.runIds.pop();
+    });
     return run;
   }
 
@@ -210,7 +217,7 @@ class MemoryBackend implements StoreBackend, StoreTx {
   }
 
   listRuns(sessionId: string): Run[] {
-    return [...this.runs.values()].filter((r) => r.sessionId === sessionId).sort((a, b) => a.seq - b.seq);
+    return (this.sessions.get(sessionId)?.runIds ?? []).map((id) => this.runs.get(id) as Run);
   }
 
   // Messages
