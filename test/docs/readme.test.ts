@@ -20,8 +20,9 @@
 //
 // Not run here, and why (each must be `npm install`, `npm test` or `npm run SCRIPT` with
 // SCRIPT in package.json, which is checked):
-// - `npm install`, `npm test`, `npm run lint`, `npm run typecheck`: CI's own steps (.ci/run
-//   runs npm ci, lint, typecheck and npm test), and this test runs inside `npm test`.
+// - `npm install`, `npm run build`, `npm test`, `npm run lint`, `npm run typecheck`: CI's own
+//   steps (.ci/run runs npm ci, lint, typecheck, build and npm test), and this test runs inside
+//   `npm test`.
 // - `npm run docs`: test/hooks/docs.test.ts fails when docs/hooks.md differs from what it
 //   would write.
 // - `npm run bench`: the benchmark files have no quick mode (each measures for a fixed number
@@ -42,6 +43,7 @@ const PROVIDER = /^provider example: /;
 const SERVE = "serve example";
 const NOT_RUN = new Set([
   "npm install",
+  "npm run build",
   "npm test",
   "npm run lint",
   "npm run typecheck",
