@@ -110,7 +110,7 @@ describe("the built package", { skip: existsSync(BUILT_CLI) ? undefined : "run `
     };
     visit("index.js");
     const heavy = [...packages].filter((p) =>
-      /^(@modelcontextprotocol\/|@ai-sdk\/(openai|anthropic|openai-compatible)|jiti|pg|tinyglobby|picomatch|pino)/.test(
+      /^(@modelcontextprotocol\/|@ai-sdk\/(openai|anthropic|openai-compatible)|jiti|pg|tinyglobby|picomatch|pino|fastify|@fastify\/|@opentelemetry\/|prom-client)/.test(
         p,
       ),
     );
