@@ -3,7 +3,8 @@
 // together, with code splitting, so both load the same chunks — one module graph, whichever a
 // process starts from: a plugin that imports "gatehouse" inside the CLI gets the CLI's own run
 // context and catalog, not a second copy. Dependencies stay external (node_modules), and every
-// `import()` stays a separate chunk loaded when it runs, as in the sources.
+// `import()` stays a separate chunk loaded when it runs, as in the sources. Files the code
+// finds by path rather than imports (the OpenClaw SDK shim) are entries of their own.
 //
 //   npm run build
 import { execFileSync } from "node:child_process";
@@ -16,7 +17,12 @@ const tsc = join(dirname(createRequire(import.meta.url).resolve("typescript/pack
 rmSync("dist", { recursive: true, force: true });
 execFileSync(process.execPath, [tsc, "-p", "tsconfig.json", "--emitDeclarationOnly"], { stdio: "inherit" });
 await build({
-  entryPoints: { index: "src/index.ts", "cli/main": "src/cli/main.ts" },
+  entryPoints: {
+    index: "src/index.ts",
+    "cli/main": "src/cli/main.ts",
+    // A file of its own: an OpenClaw plugin's `openclaw/plugin-sdk` import is pointed at it.
+    "plugins/openclaw/sdk/plugin-entry": "src/plugins/openclaw/sdk/plugin-entry.ts",
+  },
   outdir: "dist",
   bundle: true,
   splitting: true,

@@ -97,6 +97,30 @@ describe("the built package", { skip: existsSync(BUILT_CLI) ? undefined : "run `
     }
   });
 
+  test("an OpenClaw plugin importing openclaw/plugin-sdk (not installed) gets the SDK shim from the built package", async () => {
+    const dir = await project({
+      "gatehouse.json": { plugins: [{ path: "./guard.mjs", hooks: { allowConversationAccess: true } }] },
+    });
+    await put(
+      dir,
+      "guard.mjs",
+      `import { definePluginEntry } from "openclaw/plugin-sdk/plugin-entry";
+export default definePluginEntry({
+  id: "payroll-guard",
+  name: "Payroll guard",
+  description: "Sends payroll questions to HR.",
+  register(api) {
+    api.on("before_agent_run", (event) =>
+      event.prompt.includes("payroll") ? { outcome: "block", reason: "hr", message: "Payroll questions go to HR." } : { outcome: "pass" });
+  },
+});
+`,
+    );
+    const r = await runBuilt(["run", "--model", "scripted:echo", "-p", "a payroll question"], dir);
+    assert.equal(r.stdout, "Payroll questions go to HR.\n", r.stderr);
+    assert.equal(r.code, 3);
+  });
+
   test("importing the package loads none of the heavy optional packages: they load when used", () => {
     const loaded = new Set<string>();
     const packages = new Set<string>();

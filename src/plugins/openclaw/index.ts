@@ -16,10 +16,16 @@ export const OPENCLAW_SDK_SPECIFIERS = [
   "openclaw/plugin-sdk",
 ];
 
-/** The shim's file: `.js` once built, `.ts` when running from source. */
+/**
+ * The shim's file. Built, it is an entry of its own (scripts/build.ts), dist/plugins/openclaw/sdk/,
+ * while this module is bundled into dist/chunks/; from source it is the `.ts` beside this file.
+ */
 export function openClawSdkShim(): string {
-  const js = fileURLToPath(new URL("./sdk/plugin-entry.js", import.meta.url));
-  return existsSync(js) ? js : js.replace(/\.js$/, ".ts");
+  for (const candidate of ["../plugins/openclaw/sdk/plugin-entry.js", "./sdk/plugin-entry.js"]) {
+    const file = fileURLToPath(new URL(candidate, import.meta.url));
+    if (existsSync(file)) return file;
+  }
+  return fileURLToPath(new URL("./sdk/plugin-entry.ts", import.meta.url));
 }
 
 export interface LoadedOpenClawPlugin {
