@@ -44,8 +44,8 @@ export function killGroup(pgid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** State letter and process group of a pid from /proc, or undefined when it is gone. */
-export function procStat(pid: number): { state: string; pgrp: number } | undefined {
+/** State letter, process group and start time (clock ticks since boot) of a pid from /proc, or undefined when it is gone. */
+export function procStat(pid: number): { state: string; pgrp: number; startTime: string } | undefined {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -54,7 +54,7 @@ export function procStat(pid: number): { state: string; pgrp: number } | undefin
   }
   // The command name is in parentheses and may itself contain spaces or parentheses.
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
-  return { state: fields[0] ?? "?", pgrp: Number(fields[2]) };
+  return { state: fields[0] ?? "?", pgrp: Number(fields[2]), startTime: fields[19] ?? "?" };
 }
 
 /** Dead = gone or a zombie; where PID 1 does not reap orphans, zombies stay forever. */

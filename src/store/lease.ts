@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync, readlinkSync } from "node:fs";
 import { hostname } from "node:os";
+import { procStat } from "../core/process-groups.js";
 import type { Awaitable } from "./backend.js";
 import { StoreError } from "./errors.js";
 import { abortError, delay } from "./serial.js";
@@ -310,27 +311,13 @@ export function ownerAlive(row: LeaseHolder, now: number): boolean {
 
 /** A process's start time from /proc; null when it is gone (or a zombie), undefined when /proc cannot say. */
 function processStartTime(pid: number): string | undefined | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    // A zombie has exited; only its parent has not reaped it yet.
-    if (fields[0] === "Z") return null;
-    return fields[19];
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return readableProc() ? null : undefined;
-    return undefined;
-  }
+  const stat = procStat(pid);
+  if (stat) return stat.state === "Z" || stat.state === "X" ? null : stat.startTime;
+  return readableProc() ? null : undefined;
 }
 
 let procAvailable: boolean | undefined;
 function readableProc(): boolean {
-  if (procAvailable === undefined) {
-    try {
-      readFileSync("/proc/self/stat");
-      procAvailable = true;
-    } catch {
-      procAvailable = false;
-    }
-  }
+  if (procAvailable === undefined) procAvailable = procStat(process.pid) !== undefined;
   return procAvailable;
 }
