@@ -4,7 +4,8 @@
 // process starts from: a plugin that imports "gatehouse" inside the CLI gets the CLI's own run
 // context and catalog, not a second copy. Dependencies stay external (node_modules), and every
 // `import()` stays a separate chunk loaded when it runs, as in the sources. Files the code
-// finds by path rather than imports (the OpenClaw SDK shim) are entries of their own.
+// finds by path rather than imports (the OpenClaw SDK shim) are entries of their own. Then the
+// web console (console/) is built into dist/console (scripts/build-console.ts).
 //
 //   npm run build
 import { execFileSync } from "node:child_process";
@@ -12,6 +13,7 @@ import { chmodSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
+import { buildConsole } from "./build-console.js";
 
 const tsc = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin", "tsc");
 rmSync("dist", { recursive: true, force: true });
@@ -35,3 +37,4 @@ await build({
   logLevel: "warning",
 });
 chmodSync("dist/cli/main.js", 0o755);
+await buildConsole();

@@ -48,18 +48,10 @@ export function registerConfigCommand(program: Command): void {
 
 /** `gatehouse config`. */
 export async function configCommand(flags: ConfigFlags, io: CommandIO): Promise<ExitCode> {
-  const [L, output, runtime, secrets, envPolicy] = await Promise.all([
-    import("./project.js"),
-    import("./output.js"),
-    import("../runtime/gatehouse.js"),
-    import("../core/secrets.js"),
-    import("../core/env-policy.js"),
-  ]);
+  const [L, output] = await Promise.all([import("./project.js"), import("./output.js")]);
   return L.runCli(io, async () => {
     const project = await L.loadProject(flags, io);
-    const store = L.storeOptionsFor(project.settings, io);
-    const isSecretVariable = (name: string) => envPolicy.isProviderCredential(name) || secrets.isSecretKey(name);
-    const resolved = resolvedConfig(project, store, flags, io, runtime.DEFAULTS, isSecretVariable, secrets);
+    const resolved = await projectConfiguration(project, L.storeOptionsFor(project.settings, io), flags, io);
     if (flags.json) {
       await output.writeJson(io.stdout, resolved);
       return EXIT.ok;
@@ -70,6 +62,22 @@ export async function configCommand(flags: ConfigFlags, io: CommandIO): Promise<
 }
 
 type StoreOptions = import("../store/index.js").StoreOptions;
+
+/** What `gatehouse config --json` prints for a project (the console's configuration view shows the same). */
+export async function projectConfiguration(
+  project: Project,
+  store: StoreOptions,
+  flags: ProjectFlags,
+  io: Pick<CommandIO, "cwd" | "env">,
+): Promise<ReturnType<typeof resolvedConfig>> {
+  const [runtime, secrets, envPolicy] = await Promise.all([
+    import("../runtime/gatehouse.js"),
+    import("../core/secrets.js"),
+    import("../core/env-policy.js"),
+  ]);
+  const isSecretVariable = (name: string) => envPolicy.isProviderCredential(name) || secrets.isSecretKey(name);
+  return resolvedConfig(project, store, flags, io, runtime.DEFAULTS, isSecretVariable, secrets);
+}
 type Secrets = typeof import("../core/secrets.js");
 type RuntimeDefaults = typeof import("../runtime/gatehouse.js")["DEFAULTS"];
 type Setting<T> = { readonly value: T; readonly from: string };

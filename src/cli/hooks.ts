@@ -230,12 +230,7 @@ export function hooksList(flags: HooksListFlags, io: CliIO): Promise<ExitCode> {
   return guarded(io, async (L, log) => {
     const loaded = await loadHooks(L, flags, io);
     logDiagnostics(L, log, io.cwd, loaded);
-    const order = (h: ConfiguredHandler) => L.COMMAND_HOOK_EVENTS.indexOf(h.event);
-    // By event (in the events' order), then in source order: the order they run and merge in.
-    const handlers = loaded.handlers
-      .map((h, i) => ({ h, i }))
-      .sort((a, b) => order(a.h) - order(b.h) || a.i - b.i)
-      .map(({ h }) => h);
+    const handlers = inRunOrder(loaded.handlers, L.COMMAND_HOOK_EVENTS);
     if (flags.json) {
       await L.writeJson(
         io.stdout,
@@ -264,8 +259,23 @@ export function hooksList(flags: HooksListFlags, io: CliIO): Promise<ExitCode> {
   });
 }
 
-/** A handler as `list --json` and `test --json` show it. */
-function describeHandler(L: Lib, cwd: string, h: ConfiguredHandler) {
+/** By event (in the events' order), then in source order: the order they run and merge in. */
+export function inRunOrder(
+  handlers: readonly ConfiguredHandler[],
+  events: readonly CommandHookEvent[],
+): ConfiguredHandler[] {
+  const order = (h: ConfiguredHandler) => events.indexOf(h.event);
+  return handlers
+    .map((h, i) => ({ h, i }))
+    .sort((a, b) => order(a.h) - order(b.h) || a.i - b.i)
+    .map(({ h }) => h);
+}
+
+/**
+ * A handler as `list --json` and `test --json` show it, credentials masked (the console's
+ * configuration view shows the same).
+ */
+export function describeHandler(L: Pick<Lib, "maskSecrets" | "maskValue">, cwd: string, h: ConfiguredHandler) {
   const def = h.definition;
   return {
     event: h.event,

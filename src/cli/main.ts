@@ -74,6 +74,7 @@ const COMMANDS: Record<string, () => Promise<void>> = {
   config: async () => (await import("./config.js")).registerConfigCommand(program),
   init: async () => (await import("./init.js")).registerInitCommand(program),
   serve: async () => (await import("./serve.js")).registerServeCommand(program),
+  console: async () => (await import("./serve.js")).registerConsoleCommand(program),
   keys: async () => (await import("./serve.js")).registerKeysCommand(program),
 };
 // The program has no options but --version and --help, so a command is the first argument. When

@@ -57,7 +57,7 @@ export function registerPluginsCommand(program: Command): void {
     });
 }
 
-interface PluginReport {
+export interface PluginReport {
   readonly id: string;
   readonly name?: string;
   readonly version?: string;
@@ -73,7 +73,7 @@ interface PluginReport {
   readonly diagnostics: readonly Omit<Diagnostic, "pluginId">[];
 }
 
-interface Report {
+export interface Report {
   readonly plugins: readonly PluginReport[];
   /** Problems not tied to one plugin (command hook settings, warnings while loading). */
   readonly diagnostics: readonly string[];
@@ -143,7 +143,8 @@ export async function pluginsCommand(
 
 type Colors = ReturnType<Awaited<typeof import("./output.js")>["colorsFor"]>;
 
-function buildReport(
+/** Each plugin as `plugins inspect --json` lists it (the console's configuration view shows the same). */
+export function buildReport(
   entries: readonly PluginEntry[],
   gatehouse: Gatehouse,
   logged: readonly string[],

@@ -92,6 +92,8 @@ export interface GatehouseFlags {
 /** What is known before anything is opened: gatehouse.json, the resolved settings, the command hooks. */
 export interface PreparedGatehouse {
   readonly config: GatehouseConfig;
+  /** The config file read (absolute), if any. */
+  readonly file?: string;
   readonly settings: ResolvedSettings & { readonly model: string };
   readonly commandHooks: ResolvedSettings["commandHooks"];
 }
@@ -104,11 +106,11 @@ export async function prepareGatehouse(
 ): Promise<PreparedGatehouse> {
   checkId("--session", flags.session);
   if (flags.model !== undefined && flags.model.trim() === "") throw new Stop(EXIT.usage, "--model: empty model spec");
-  const { config, settings } = await loadProject(flags, io);
+  const { config, file, settings } = await loadProject(flags, io);
   const { model } = settings;
   if (model === undefined) throw new Stop(EXIT.usage, NO_MODEL);
   const commandHooks = loadCommandHooks(settings, flags, io, log);
-  return { config, settings: { ...settings, model }, commandHooks };
+  return { config, ...(file === undefined ? {} : { file }), settings: { ...settings, model }, commandHooks };
 }
 
 /**

@@ -1,9 +1,12 @@
-// What `gatehouse serve` does when it runs (loaded only then: Fastify and the runtime come with it).
+// What `gatehouse serve` and `gatehouse console` do when they run (loaded only then: Fastify and
+// the runtime come with it).
+import type { Gatehouse } from "../runtime/gatehouse.js";
 import * as server from "../server/index.js";
 import { EXIT, type ExitCode } from "./exit.js";
+import { writeOut } from "./output.js";
 import { CliStop, type CommandIO, describe, runCli, storeOptionsFor } from "./project.js";
 import { openGatehouse, prepareGatehouse } from "./run.js";
-import { HOST_ENV, PORT_ENV, type ServeFlags } from "./serve.js";
+import { CONSOLE_ASSETS_ENV, HOST_ENV, PORT_ENV, type ServeFlags } from "./serve.js";
 
 /** The process signals serve stops on. */
 export interface Signals {
@@ -15,18 +18,44 @@ export interface Signals {
  * Builds the project's Gatehouse exactly as `gatehouse run` does (one assembly: config,
  * plugins, command hooks, tools, MCP, store), with the service's approver, and serves it until
  * SIGTERM or SIGINT; then shuts down gracefully.
+ *
+ * As `gatehouse console` (`local`): on loopback whatever the configuration says, approval asks
+ * waiting for the console unless `server.approvals.mode` says otherwise, a free port if the
+ * configured one is taken, and the console's address printed on stdout.
  */
-export async function serve(flags: ServeFlags, io: CommandIO, signals: Signals): Promise<ExitCode> {
+export async function serve(
+  flags: ServeFlags,
+  io: CommandIO,
+  signals: Signals,
+  options: { readonly local?: boolean } = {},
+): Promise<ExitCode> {
   return runCli(io, async (log) => {
     const prepared = await prepareGatehouse(flags, io, log);
-    const config = prepared.config.server ?? {};
-    const host = flags.host ?? (io.env[HOST_ENV] || undefined) ?? config.host ?? server.DEFAULT_HOST;
+    const configured = prepared.config.server ?? {};
+    const config = options.local
+      ? { ...configured, approvals: { ...configured.approvals, mode: configured.approvals?.mode ?? "console" } }
+      : configured;
+    const host = options.local
+      ? server.DEFAULT_HOST
+      : (flags.host ?? (io.env[HOST_ENV] || undefined) ?? config.host ?? server.DEFAULT_HOST);
     const portText = flags.port ?? (io.env[PORT_ENV] || undefined);
     const port = portText === undefined ? (config.port ?? server.DEFAULT_PORT) : Number(portText);
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new CliStop(EXIT.usage, `--port: expected a port number (0 to 65535), got ${portText}`);
     const storeOptions = storeOptionsFor(prepared.settings, io);
-    const service = await server.openService({ store: storeOptions, config, logger: log });
+    let opened: Gatehouse | undefined;
+    const service = await server.openService({
+      store: storeOptions,
+      config,
+      logger: log,
+      console: {
+        ...(io.env[CONSOLE_ASSETS_ENV] ? { assetsDir: io.env[CONSOLE_ASSETS_ENV] } : {}),
+        configuration: async () => {
+          const { describeConfiguration } = await import("./console-config.js");
+          return describeConfiguration(prepared, opened as Gatehouse, storeOptions, flags, io);
+        },
+      },
+    });
     const approvalTimeoutMs = config.approvals?.timeoutMs;
     const { gatehouse, close } = await openGatehouse(
       approvalTimeoutMs === undefined
@@ -39,9 +68,10 @@ export async function serve(flags: ServeFlags, io: CommandIO, signals: Signals):
       log,
       { approver: service.approver },
     );
+    opened = gatehouse;
     let running: Awaited<ReturnType<typeof service.listen>>;
     try {
-      running = await service.listen(gatehouse, { host, port });
+      running = await listen(service, gatehouse, host, port, options.local === true && portText === undefined);
     } catch (error) {
       await close();
       await service.records.close().catch(() => undefined);
@@ -49,6 +79,12 @@ export async function serve(flags: ServeFlags, io: CommandIO, signals: Signals):
       throw new CliStop(EXIT.failed, `cannot listen on ${host}:${port}: ${describe(error)}`);
     }
     log.warn(`serving on ${running.url}`);
+    if (options.local) {
+      const keys = await service.records.apiKeyCounts();
+      if (keys.all > 0)
+        log.warn("log in with an API key (an admin key sees every session: gatehouse keys create --admin)");
+      await writeOut(io.stdout, `${running.url}/console/\n`);
+    }
     await new Promise<void>((resolve) => {
       const stop = () => {
         signals.off("SIGTERM", stop);
@@ -64,4 +100,20 @@ export async function serve(flags: ServeFlags, io: CommandIO, signals: Signals):
     log.warn("stopped");
     return EXIT.ok;
   });
+}
+
+/** Listens; the console started without a port takes a free one when the configured one is in use. */
+async function listen(
+  service: server.Service,
+  gatehouse: Gatehouse,
+  host: string,
+  port: number,
+  anyPortWillDo: boolean,
+): Promise<server.RunningServer> {
+  try {
+    return await service.listen(gatehouse, { host, port });
+  } catch (error) {
+    if (!anyPortWillDo || (error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    return service.listen(gatehouse, { host, port: 0 });
+  }
 }

@@ -13,6 +13,8 @@ export interface ServeFlags extends GatehouseFlags {
 
 export const HOST_ENV = "GATEHOUSE_HOST";
 export const PORT_ENV = "GATEHOUSE_PORT";
+/** A folder holding a built console to serve instead of the package's own (for working on the console). */
+export const CONSOLE_ASSETS_ENV = "GATEHOUSE_CONSOLE_ASSETS";
 
 /** Adds `gatehouse serve`. */
 export function registerServeCommand(program: Command): void {
@@ -38,6 +40,29 @@ export function registerServeCommand(program: Command): void {
     });
 }
 
+/** Adds `gatehouse console`. */
+export function registerConsoleCommand(program: Command): void {
+  projectOptions(program.command("console"))
+    .summary("open the web console for this project (serves on loopback, prints the URL)")
+    .description(
+      `Start the server for the local project on loopback (127.0.0.1) and print the web console's address on stdout: its sessions, each run's timeline, the audit trail, runs in progress with their approval asks (answered in the console: server.approvals.mode defaults to "console" here) and the effective configuration. The port is --port, ${PORT_ENV}, gatehouse.json server.port or 8787 — or a free one if that is taken. While no API key exists, the console opens without one; otherwise log in with a key (an admin key sees every session). See docs/console.md.`,
+    )
+    .option("--port <port>", `port (default: ${PORT_ENV}, gatehouse.json server.port, 8787; a free one if taken)`)
+    .option("--model <spec>", 'model spec (overrides gatehouse.json "model")')
+    .option("--settings <file|json>", "command hooks settings, read after gatehouse.json's")
+    .addHelpText(
+      "after",
+      exitHelp({
+        failed: "the server could not start (store, port in use)",
+        usage: "no model, a plugin that cannot be loaded",
+      }),
+    )
+    .action(async (flags: ServeFlags) => {
+      const { serve } = await import("./serve-run.js");
+      process.exitCode = await serve(flags, processIO(), process, { local: true });
+    });
+}
+
 /** Adds `gatehouse keys create|list|revoke`. */
 export function registerKeysCommand(program: Command): void {
   const keys = program
@@ -50,13 +75,14 @@ export function registerKeysCommand(program: Command): void {
     .description("Create a key for a principal and print it (once) on stdout")
     .requiredOption("--principal <name>", "who the key acts for (sessions belong to principals)")
     .option("--name <label>", "a label to tell keys apart")
+    .option("--admin", "an admin key: sees every principal's sessions and answers any run's approval asks")
     .option("--json", "print the key and its record as JSON")
     .addHelpText("after", exitHelp())
     .action(async (flags) => {
       process.exitCode = await keysCommand("create", flags, processIO());
     });
   projectOptions(keys.command("list"))
-    .description("List keys (never the keys themselves): id, principal, name, created, revoked")
+    .description("List keys (never the keys themselves): id, principal, name, admin, created, revoked")
     .option("--json", "print JSON")
     .addHelpText("after", exitHelp())
     .action(async (flags) => {
@@ -76,6 +102,7 @@ interface KeysFlags {
   readonly dataDir?: string;
   readonly principal?: string;
   readonly name?: string;
+  readonly admin?: boolean;
   readonly json?: boolean;
   readonly id?: string;
 }
@@ -95,7 +122,9 @@ async function keysCommand(what: "create" | "list" | "revoke", flags: KeysFlags,
     try {
       if (what === "create") {
         checkId("--principal", flags.principal);
-        const created = await server.createApiKey(records, flags.principal as string, flags.name ?? null);
+        const created = await server.createApiKey(records, flags.principal as string, flags.name ?? null, {
+          admin: flags.admin === true,
+        });
         await writeOut(io.stdout, flags.json ? `${JSON.stringify(created)}\n` : `${created.key}\n`);
         return EXIT.ok;
       }
@@ -106,7 +135,7 @@ async function keysCommand(what: "create" | "list" | "revoke", flags: KeysFlags,
           for (const k of keys)
             await writeOut(
               io.stdout,
-              `${k.id}  ${k.principal}  ${k.name ?? "-"}  ${k.createdAt}  ${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}\n`,
+              `${k.id}  ${k.principal}  ${k.name ?? "-"}  ${k.admin ? "admin" : "-"}  ${k.createdAt}  ${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}\n`,
             );
         return EXIT.ok;
       }

@@ -31,12 +31,12 @@ export const ServerConfigSchema = z
     approvals: z
       .strictObject({
         mode: z
-          .enum(["deny", "client"])
+          .enum(["deny", "client", "console"])
           .optional()
           .describe(
-            '"deny" (default): a tool call that asks for approval is denied at once, visibly (nobody is there to answer). "client": a streaming client gets an approval-requested event and answers with POST /v1/runs/{runId}/approvals/{toolCallId}; no answer in time denies.',
+            '"deny" (default; gatehouse console: "console"): a tool call that asks for approval is denied at once, visibly (nobody is there to answer). "client": a streaming client gets an approval-requested event and answers with POST /v1/runs/{runId}/approvals/{toolCallId}; no answer in time denies. "console": every top-level run\'s ask waits, listed in the console\'s Live view (and sent to a streaming client), for whoever answers first.',
           ),
-        timeoutMs: positive.optional().describe("How long a client has to answer (default 60000)."),
+        timeoutMs: positive.optional().describe("How long a client or the console has to answer (default 60000)."),
       })
       .optional(),
     limits: z
@@ -52,6 +52,10 @@ export const ServerConfigSchema = z
           .describe("A run still going after this is cancelled (default 300000); the request answers 504."),
       })
       .optional(),
+    console: z
+      .boolean()
+      .optional()
+      .describe("Serve the web console at /console/ (default true). The API it reads stays either way."),
     shutdownGraceMs: z
       .number()
       .int()

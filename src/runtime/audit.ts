@@ -60,6 +60,15 @@ export function auditInterceptor(store: SessionStore, logger: HostLogger): HookI
   };
 }
 
+/** A block's category as records keep it: a short slug (no spaces), or undefined. */
+export function categorySlug(category: string | undefined): string | undefined {
+  const slug = category
+    ?.replace(/[^A-Za-z0-9._:-]/g, "-")
+    .replace(/^[^A-Za-z0-9]+/, "")
+    .slice(0, 64);
+  return slug || undefined;
+}
+
 /**
  * Records a decision: hook, plugin, outcome, category, run, time. Nothing else can be passed,
  * so no reason or content can reach the audit trail.
@@ -72,10 +81,7 @@ async function writeRecord(
   decision: AuditOutcome,
   category?: string,
 ): Promise<void> {
-  const slug = category
-    ?.replace(/[^A-Za-z0-9._:-]/g, "-")
-    .replace(/^[^A-Za-z0-9]+/, "")
-    .slice(0, 64);
+  const slug = categorySlug(category);
   try {
     await store.writeAudit({
       hook: by.hook,

@@ -1,3 +1,4 @@
+import cookie from "@fastify/cookie";
 import swagger from "@fastify/swagger";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from "fastify";
@@ -10,6 +11,7 @@ import {
 } from "fastify-type-provider-zod";
 import { describeError, sanitizeLogLine } from "../hooks/sanitize.js";
 import { VERSION } from "../version.js";
+import { consoleRoutes } from "./console/index.js";
 import { authenticate, errorBody, HttpError, type ServerContext, sendError } from "./context.js";
 import { nativeRoutes } from "./native.js";
 import { openaiRoutes } from "./openai.js";
@@ -29,9 +31,10 @@ const OPENAPI = {
   tags: [
     { name: "sessions", description: "Conversations, owned by the principal of the key that created them." },
     { name: "runs", description: "One turn each; streamed or not; cancel and approvals." },
-    { name: "audit", description: "Sanitized hook decisions." },
+    { name: "audit", description: "Sanitized hook decisions: filtered, summarized, exported." },
     { name: "openai", description: "OpenAI-compatible endpoints." },
-    { name: "operations", description: "Health, readiness, metrics, this document." },
+    { name: "operations", description: "Health, readiness, metrics, configuration, this document." },
+    { name: "console", description: "The web console's login (an httpOnly cookie and a CSRF token)." },
   ],
 };
 
@@ -45,8 +48,11 @@ export async function buildApp(ctx: ServerContext): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   await app.register(swagger, { openapi: OPENAPI, transform: jsonSchemaTransform });
+  await app.register(cookie);
 
   app.decorateRequest("principal", "");
+  app.decorateRequest("admin", false);
+  app.decorateRequest("viaLogin", false);
   app.addHook("onRequest", async (request, reply) => {
     const incoming = request.headers.traceparent;
     const span = tracer().startSpan(
@@ -137,5 +143,6 @@ export async function buildApp(ctx: ServerContext): Promise<FastifyInstance> {
 
   nativeRoutes(app, ctx);
   openaiRoutes(app, ctx);
+  consoleRoutes(app, ctx);
   return app;
 }

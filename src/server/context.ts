@@ -3,7 +3,9 @@ import type { HookLogger } from "../hooks/kinds/shared.js";
 import type { Gatehouse } from "../runtime/gatehouse.js";
 import type { RunResult } from "../runtime/types.js";
 import type { Session } from "../store/types.js";
-import { principalOf } from "./keys.js";
+import { consoleIdentity, isLoopbackHost } from "./console/auth.js";
+import type { ConsoleOptions } from "./console/index.js";
+import { type Identity, identityOf } from "./keys.js";
 import type { ServiceRecords } from "./records.js";
 import { Refusal, type RunManager } from "./runs.js";
 import type { ServerMetrics } from "./telemetry.js";
@@ -37,6 +39,8 @@ export interface ServerContext {
   readonly logger: HookLogger;
   /** Listening on loopback only: requests without a key are the "local" principal until a first key is created. */
   readonly loopback: boolean;
+  /** The web console: its built files and the configuration it shows; undefined when turned off. */
+  readonly console: ConsoleOptions | undefined;
   /** Set once plugins are loaded and the store is open. */
   ready: boolean;
 }
@@ -83,6 +87,10 @@ export function refusalError(refusal: Refusal): HttpError {
 declare module "fastify" {
   interface FastifyRequest {
     principal: string;
+    /** The key's admin flag (the open loopback's local principal is one). */
+    admin: boolean;
+    /** Authenticated by the console's login cookie (a person at the console), not a bearer key. */
+    viaLogin: boolean;
   }
 }
 
@@ -91,7 +99,7 @@ declare module "fastify" {
 let keysKnown: { at: number; exist: boolean; records: ServiceRecords } | undefined;
 const KEYS_CACHE_MS = 1000;
 
-async function anyKeys(records: ServiceRecords): Promise<boolean> {
+export async function anyKeys(records: ServiceRecords): Promise<boolean> {
   const now = performance.now();
   if (keysKnown && keysKnown.records === records && now - keysKnown.at < KEYS_CACHE_MS) return keysKnown.exist;
   // Any key ever created closes the door: revoking the last one does not open it again.
@@ -100,21 +108,34 @@ async function anyKeys(records: ServiceRecords): Promise<boolean> {
   return exist;
 }
 
+/** The open loopback's one principal: the person at this machine, who may see everything on it. */
+export const LOCAL_IDENTITY: Identity = { principal: LOCAL_PRINCIPAL, admin: true, keyId: null };
+
 /**
- * Authentication: `Authorization: Bearer <key>` names a principal. A server on loopback while
- * no key was ever created is open: every request is the "local" principal (OpenAI clients always send
- * some key). Otherwise a missing or wrong key is 401.
+ * Whether a request may act as the local principal without a key: the server listens on
+ * loopback, no key was ever created, and the request names a loopback host (a web page whose
+ * name was rebound to 127.0.0.1 sends its own name, and is refused).
+ */
+export async function openLoopback(ctx: ServerContext, request: FastifyRequest): Promise<boolean> {
+  return ctx.loopback && isLoopbackHost(request.headers.host) && !(await anyKeys(ctx.records));
+}
+
+/**
+ * Authentication: `Authorization: Bearer <key>` names a principal; so does the console's login
+ * cookie (with a CSRF token on every request that changes something). A server on loopback
+ * while no key was ever created is open: every request is the "local" principal (OpenAI clients
+ * always send some key). Otherwise a missing or wrong key is 401.
  */
 export async function authenticate(ctx: ServerContext, request: FastifyRequest): Promise<void> {
   const header = request.headers.authorization;
   const bearer = header?.startsWith("Bearer ") ? header.slice(7).trim() : undefined;
-  const principal = bearer ? await principalOf(ctx.records, bearer) : undefined;
-  if (principal !== undefined) {
-    request.principal = principal;
-    return;
-  }
-  if (ctx.loopback && !(await anyKeys(ctx.records))) {
-    request.principal = LOCAL_PRINCIPAL;
+  // A bearer key first; without one, the console's login cookie; failing both, the open loopback.
+  let identity = bearer ? await identityOf(ctx.records, bearer) : await consoleIdentity(ctx, request);
+  if (identity === undefined && (await openLoopback(ctx, request))) identity = LOCAL_IDENTITY;
+  if (identity !== undefined) {
+    request.principal = identity.principal;
+    request.admin = identity.admin;
+    request.viaLogin = !bearer && identity !== LOCAL_IDENTITY;
     return;
   }
   if (bearer) throw new HttpError(401, "authentication_error", "invalid_api_key", "Invalid API key.");
@@ -125,6 +146,18 @@ export async function authenticate(ctx: ServerContext, request: FastifyRequest):
 export async function ownedSession(ctx: ServerContext, principal: string, sessionId: string): Promise<Session> {
   const owner = await ctx.records.sessionOwner(sessionId);
   if (owner?.principal !== principal) throw notFound("session");
+  const session = await ctx.gatehouse.store.getSession(sessionId);
+  if (!session) throw notFound("session");
+  return session;
+}
+
+/** The session if the request may read it: its owner's, or any session for an admin. */
+export async function visibleSession(
+  ctx: ServerContext,
+  request: Pick<FastifyRequest, "principal" | "admin">,
+  sessionId: string,
+): Promise<Session> {
+  if (!request.admin) return ownedSession(ctx, request.principal, sessionId);
   const session = await ctx.gatehouse.store.getSession(sessionId);
   if (!session) throw notFound("session");
   return session;

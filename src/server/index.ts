@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import type { FastifyInstance } from "fastify";
 import type { ServerConfig } from "../config/server.js";
 import type { HookLogger } from "../hooks/kinds/shared.js";
@@ -5,11 +6,13 @@ import type { Gatehouse } from "../runtime/gatehouse.js";
 import type { Approver } from "../runtime/types.js";
 import type { StoreOptions } from "../store/index.js";
 import { buildApp } from "./app.js";
+import { type ConfigurationSource, defaultAssetsDir, loadConsoleAssets, StepRecorder } from "./console/index.js";
 import type { Profile, ServerContext, ServerLimits } from "./context.js";
 import { openServiceRecords, type ServiceRecords } from "./records.js";
 import { RunManager } from "./runs.js";
 import { ServerMetrics, tracingInterceptor } from "./telemetry.js";
 
+export type { ConfigurationReport, ConfigurationSource } from "./console/index.js";
 export { createApiKey } from "./keys.js";
 export { openServiceRecords, type ServiceRecords } from "./records.js";
 
@@ -61,12 +64,24 @@ export async function openService(options: {
   config?: ServerConfig;
   /** Where the server reports its own failures (a request that failed inside): one sanitized line each. */
   logger?: HookLogger;
+  console?: {
+    /** The built console's folder (default: the package's dist/console). */
+    readonly assetsDir?: string;
+    /** The effective configuration the console shows (the CLI passes its listings'). */
+    readonly configuration?: ConfigurationSource;
+  };
 }): Promise<Service> {
   const config = options.config ?? {};
   const limits: ServerLimits = { ...DEFAULT_LIMITS, ...config.limits };
   const records = await openServiceRecords(options.store);
   const logger = options.logger ?? { warn: () => {}, error: () => {} };
-  const runs = new RunManager(records, limits, { mode: config.approvals?.mode ?? "deny" }, logger);
+  const runs = new RunManager(
+    records,
+    limits,
+    { mode: config.approvals?.mode ?? "deny" },
+    logger,
+    `${hostname()}:${process.pid}`,
+  );
   const profiles: Profile[] = Object.entries(config.agents ?? {}).map(([id, p]) => ({ id, ...p }));
   if (profiles.length === 0) profiles.push({ id: DEFAULT_PROFILE });
 
@@ -80,6 +95,7 @@ export async function openService(options: {
           `refusing to listen on ${at.host} without an API key: create one with \`gatehouse keys create\` (or listen on 127.0.0.1)`,
         );
       const metrics = new ServerMetrics(() => runs.count);
+      const steps = new StepRecorder(records.console, runs.instance, logger);
       const ctx: ServerContext = {
         gatehouse,
         records,
@@ -89,11 +105,19 @@ export async function openService(options: {
         limits,
         loopback,
         logger,
+        console:
+          config.console === false
+            ? undefined
+            : {
+                assets: loadConsoleAssets(options.console?.assetsDir ?? defaultAssetsDir()),
+                ...(options.console?.configuration ? { configuration: options.console.configuration } : {}),
+              },
         ready: false,
       };
       const removeInterceptors = [
         gatehouse.engine.intercept(metrics.interceptor()),
         gatehouse.engine.intercept(tracingInterceptor()),
+        gatehouse.engine.intercept(steps.interceptor()),
       ];
       await gatehouse.ready();
       ctx.ready = !gatehouse.plugins.diagnostics.some((d) => d.level === "error");
@@ -111,6 +135,7 @@ export async function openService(options: {
             await drained;
             await app.close();
             for (const remove of removeInterceptors) remove();
+            await steps.flush();
             await records.close();
           })();
           return closing;

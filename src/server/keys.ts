@@ -21,11 +21,18 @@ export async function createApiKey(
   records: ServiceRecords,
   principal: string,
   name: string | null,
-  now = new Date(),
+  options: { readonly admin?: boolean; readonly now?: Date } = {},
 ): Promise<CreatedKey> {
   const id = randomBytes(8).toString("hex");
   const secret = randomBytes(32).toString("base64url");
-  const record = { id, principal, name, createdAt: now.toISOString(), revokedAt: null };
+  const record = {
+    id,
+    principal,
+    name,
+    admin: options.admin === true,
+    createdAt: (options.now ?? new Date()).toISOString(),
+    revokedAt: null,
+  };
   await records.createApiKey({ ...record, hash: hashSecret(secret).toString("hex") });
   return { ...record, key: `ghk_${id}_${secret}` };
 }
@@ -33,12 +40,23 @@ export async function createApiKey(
 // Compared against when the id is unknown, so a wrong id costs what a wrong secret costs.
 const DECOY = hashSecret("gatehouse: no such key");
 
-/** The principal a bearer key stands for, or undefined (unknown, revoked, malformed). */
-export async function principalOf(records: ServiceRecords, bearer: string): Promise<string | undefined> {
+/** Who a request acts for. */
+export interface Identity {
+  readonly principal: string;
+  /** Reads every session and answers any run's approval asks. */
+  readonly admin: boolean;
+  /** The key it presented (or logged in with); null for the open loopback's local principal. */
+  readonly keyId: string | null;
+}
+
+/** Who a bearer key stands for, or undefined (unknown, revoked, malformed). */
+export async function identityOf(records: ServiceRecords, bearer: string): Promise<Identity | undefined> {
   const match = KEY.exec(bearer);
   const presented = hashSecret(match?.[2] ?? bearer);
   const record = match ? await records.findApiKey(match[1] as string) : undefined;
   const stored = record ? Buffer.from(record.hash, "hex") : DECOY;
   const same = stored.length === presented.length && timingSafeEqual(stored, presented);
-  return same && record && record.revokedAt === null ? record.principal : undefined;
+  return same && record && record.revokedAt === null
+    ? { principal: record.principal, admin: record.admin, keyId: record.id }
+    : undefined;
 }

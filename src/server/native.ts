@@ -3,6 +3,8 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { RunEvent, RunResult } from "../runtime/types.js";
 import type { Message, Run, Session } from "../store/types.js";
+import { SessionListQuery, SessionListWithFigures } from "./console/schemas.js";
+import { listSessions } from "./console/sessions.js";
 import {
   admitted,
   checkPrompt,
@@ -15,26 +17,23 @@ import {
   runError,
   type ServerContext,
   sendError,
+  visibleSession,
 } from "./context.js";
 import type { SessionOwner } from "./records.js";
 import {
   ApprovalBody,
   ApprovalParams,
   ApprovalResultSchema,
-  AuditList,
-  AuditQuery,
   CancelResultSchema,
   CreateSessionBody,
   ErrorSchema,
   IdParams,
-  PageQuery,
   RunBody,
   RunEventSchema,
   RunIdParams,
   RunResultSchema,
   RunSchema,
   SessionDetailSchema,
-  SessionList,
   SessionSchema,
 } from "./schemas.js";
 import { SseWriter } from "./sse.js";
@@ -60,6 +59,13 @@ const runJson = (r: Run) => ({
   endedAt: r.endedAt,
 });
 
+/** A block notice's attribution, as the store keeps it beside the notice (never a reason). */
+function noticeOf(m: Message) {
+  const { blockedBy, hook, category } = m.metadata as Record<string, unknown>;
+  if (typeof blockedBy !== "string" || typeof hook !== "string") return {};
+  return { notice: { blockedBy, hook, ...(typeof category === "string" ? { category } : {}) } };
+}
+
 const messageJson = (m: Message) => ({
   id: m.id,
   runId: m.runId,
@@ -67,6 +73,7 @@ const messageJson = (m: Message) => ({
   role: m.role,
   parts: m.parts as unknown as { type: string }[],
   createdAt: m.createdAt,
+  ...noticeOf(m),
 });
 
 /** What a client may see of a run's result: no internal error text (a failure says only that it failed). */
@@ -75,11 +82,14 @@ export function publicResult(r: RunResult) {
   return rest;
 }
 
-/** The run's own run (not a sub-agent's) if its session belongs to the principal. */
-async function ownedRun(ctx: ServerContext, principal: string, runId: string): Promise<Run> {
+/**
+ * The run if its session belongs to the principal — or, for an admin key (an operator at the
+ * console), any run: an admin may read it, cancel it and answer its approval asks.
+ */
+async function visibleRun(ctx: ServerContext, request: FastifyRequest, runId: string): Promise<Run> {
   const run = await ctx.gatehouse.store.getRun(runId);
   if (!run) throw notFound("run");
-  await ownedSession(ctx, principal, run.sessionId).catch(() => {
+  await visibleSession(ctx, request, run.sessionId).catch(() => {
     throw notFound("run");
   });
   return run;
@@ -115,22 +125,16 @@ export function nativeRoutes(app: FastifyInstance, ctx: ServerContext): void {
     "/v1/sessions",
     {
       schema: {
-        summary: "List your sessions, newest first",
+        summary: "List sessions with their figures, latest activity first",
+        description:
+          "Your sessions — or, with scope=all and an admin key, every top-level session (those gatehouse run made included) — with principal, last activity, runs, blocks and size. q searches the title, id and key; principal and blocked filter. Search and filters cover the newest 500 sessions.",
         tags: ["sessions"],
         security,
-        querystring: PageQuery,
-        response: { 200: SessionList, ...errors },
+        querystring: SessionListQuery,
+        response: { 200: SessionListWithFigures, ...errors, 403: ErrorSchema },
       },
     },
-    async (request) => {
-      const owned = await ctx.records.ownedSessions(request.principal, request.query);
-      const data = [];
-      for (const owner of owned) {
-        const session = await ctx.gatehouse.store.getSession(owner.sessionId);
-        if (session) data.push(sessionJson(session, owner));
-      }
-      return { data };
-    },
+    async (request) => listSessions(ctx, request, request.query),
   );
 
   r.get(
@@ -145,14 +149,19 @@ export function nativeRoutes(app: FastifyInstance, ctx: ServerContext): void {
       },
     },
     async (request) => {
-      const session = await ownedSession(ctx, request.principal, request.params.id);
+      const session = await visibleSession(ctx, request, request.params.id);
       const owner = await ctx.records.sessionOwner(session.id);
       const { store } = ctx.gatehouse;
       const [runs, messages] = await Promise.all([
         store.listRuns(session.id),
         store.sessionMessages(session.id, { limit: 10_000 }),
       ]);
-      return { ...sessionJson(session, owner), runs: runs.map(runJson), messages: messages.map(messageJson) };
+      return {
+        ...sessionJson(session, owner),
+        principal: owner?.principal ?? null,
+        runs: runs.map(runJson),
+        messages: messages.map(messageJson),
+      };
     },
   );
 
@@ -234,7 +243,7 @@ export function nativeRoutes(app: FastifyInstance, ctx: ServerContext): void {
         response: { 200: RunSchema, ...errors },
       },
     },
-    async (request) => runJson(await ownedRun(ctx, request.principal, request.params.runId)),
+    async (request) => runJson(await visibleRun(ctx, request, request.params.runId)),
   );
 
   r.post(
@@ -249,7 +258,7 @@ export function nativeRoutes(app: FastifyInstance, ctx: ServerContext): void {
       },
     },
     async (request, reply) => {
-      const run = await ownedRun(ctx, request.principal, request.params.runId);
+      const run = await visibleRun(ctx, request, request.params.runId);
       if (run.status !== "running")
         return sendError(
           reply,
@@ -273,35 +282,21 @@ export function nativeRoutes(app: FastifyInstance, ctx: ServerContext): void {
       },
     },
     async (request, reply) => {
-      const run = await ownedRun(ctx, request.principal, request.params.runId);
+      const run = await visibleRun(ctx, request, request.params.runId);
       if (run.status !== "running")
         return sendError(
           reply,
           new HttpError(409, "invalid_request_error", "run_not_running", "The run is not running."),
         );
-      await ctx.runs.answer(run.id, request.params.toolCallId, request.body.decision);
+      await ctx.runs.answer(
+        run.id,
+        request.params.toolCallId,
+        request.body.decision,
+        request.viaLogin ? "console" : "client",
+      );
       return reply
         .status(202)
         .send({ runId: run.id, toolCallId: request.params.toolCallId, decision: request.body.decision });
-    },
-  );
-
-  r.get(
-    "/v1/audit",
-    {
-      schema: {
-        summary: "The audit trail of one of your sessions (hook decisions, sanitized)",
-        tags: ["audit"],
-        security,
-        querystring: AuditQuery,
-        response: { 200: AuditList, ...errors },
-      },
-    },
-    async (request) => {
-      const { sessionId, runId, limit } = request.query;
-      await ownedSession(ctx, request.principal, sessionId);
-      const data = await ctx.gatehouse.store.listAudit({ sessionId, ...(runId === undefined ? {} : { runId }), limit });
-      return { data };
     },
   );
 }

@@ -2,6 +2,12 @@ import { EventEmitter } from "node:events";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { StoreOptions } from "../store/index.js";
+import {
+  type ConsoleRecords,
+  MemoryConsoleRecords,
+  PostgresConsoleRecords,
+  SqliteConsoleRecords,
+} from "./console/records.js";
 
 /**
  * What the service keeps beside the session store, in the same database: API keys (hashes
@@ -14,6 +20,8 @@ export interface ApiKeyRecord {
   readonly id: string;
   readonly principal: string;
   readonly name: string | null;
+  /** An admin key's principal sees every session (reading) and may answer any run's approval asks. */
+  readonly admin: boolean;
   readonly createdAt: string;
   readonly revokedAt: string | null;
 }
@@ -38,6 +46,8 @@ export type RunSignal =
       readonly runId: string;
       readonly toolCallId: string;
       readonly decision: "allow-once" | "allow-always" | "deny";
+      /** Who answered: an API client or a person at the console (the audit trail says which). */
+      readonly by?: "client" | "console";
     };
 
 export interface ServiceRecords {
@@ -59,6 +69,10 @@ export interface ServiceRecords {
   signal(signal: RunSignal): Promise<void>;
   /** Starts delivering signals; returns how to stop. */
   watch(onSignal: (signal: RunSignal) => void): Promise<() => Promise<void>>;
+  /** Owners of these sessions (those that have one). */
+  sessionOwners(sessionIds: readonly string[]): Promise<Map<string, SessionOwner>>;
+  /** What the console keeps: run steps, runs in progress, pending approval asks, logins. */
+  readonly console: ConsoleRecords;
   /** A cheap round trip to the database (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -71,7 +85,8 @@ const TABLES = (time: string, serial: string) => `
     name TEXT,
     hash TEXT NOT NULL,
     created_at ${time} NOT NULL,
-    revoked_at ${time}
+    revoked_at ${time},
+    admin INTEGER NOT NULL DEFAULT 0
   );
   CREATE TABLE IF NOT EXISTS server_session_owners (
     session_id TEXT PRIMARY KEY,
@@ -94,6 +109,7 @@ interface KeyRow {
   hash: string;
   created_at: string;
   revoked_at: string | null;
+  admin: number;
 }
 interface OwnerRow {
   session_id: string;
@@ -105,6 +121,7 @@ const toKey = (r: KeyRow): StoredApiKey => ({
   id: r.id,
   principal: r.principal,
   name: r.name,
+  admin: Number(r.admin) === 1,
   hash: r.hash,
   createdAt: r.created_at,
   revokedAt: r.revoked_at,
@@ -130,6 +147,7 @@ export async function openServiceRecords(options: StoreOptions): Promise<Service
 }
 
 class MemoryRecords implements ServiceRecords {
+  readonly console = new MemoryConsoleRecords();
   private readonly keys = new Map<string, StoredApiKey>();
   private readonly owners = new Map<string, SessionOwner>();
   private readonly bus = new EventEmitter();
@@ -165,8 +183,17 @@ class MemoryRecords implements ServiceRecords {
       .reverse()
       .slice(page.offset, page.offset + page.limit);
   }
+  async sessionOwners(sessionIds: readonly string[]) {
+    const found = new Map<string, SessionOwner>();
+    for (const id of sessionIds) {
+      const owner = this.owners.get(id);
+      if (owner) found.set(id, owner);
+    }
+    return found;
+  }
   async forgetSession(sessionId: string) {
     this.owners.delete(sessionId);
+    await this.console.forgetSteps(sessionId);
   }
   async signal(signal: RunSignal) {
     this.bus.emit("signal", signal);
@@ -185,7 +212,11 @@ const SQLITE_SIGNAL_POLL_MS = 200;
 const SIGNAL_TTL_MS = 60_000;
 
 class SqliteRecords implements ServiceRecords {
-  private constructor(private readonly db: import("better-sqlite3").Database) {}
+  readonly console: ConsoleRecords;
+
+  private constructor(private readonly db: import("better-sqlite3").Database) {
+    this.console = new SqliteConsoleRecords(db);
+  }
 
   static async open(path: string): Promise<SqliteRecords> {
     const { default: Database } = await import("better-sqlite3");
@@ -194,13 +225,17 @@ class SqliteRecords implements ServiceRecords {
     db.pragma("journal_mode = WAL");
     db.pragma("busy_timeout = 5000");
     db.exec(TABLES("TEXT", "INTEGER PRIMARY KEY AUTOINCREMENT"));
+    // Files made before keys had an admin flag.
+    const columns = db.prepare("SELECT name FROM pragma_table_info('server_api_keys')").all() as { name: string }[];
+    if (!columns.some((c) => c.name === "admin"))
+      db.exec("ALTER TABLE server_api_keys ADD COLUMN admin INTEGER NOT NULL DEFAULT 0");
     return new SqliteRecords(db);
   }
 
   async createApiKey(k: StoredApiKey) {
     this.db
-      .prepare("INSERT INTO server_api_keys (id, principal, name, hash, created_at) VALUES (?, ?, ?, ?, ?)")
-      .run(k.id, k.principal, k.name, k.hash, k.createdAt);
+      .prepare("INSERT INTO server_api_keys (id, principal, name, hash, created_at, admin) VALUES (?, ?, ?, ?, ?, ?)")
+      .run(k.id, k.principal, k.name, k.hash, k.createdAt, k.admin ? 1 : 0);
   }
   async findApiKey(id: string) {
     const row = this.db.prepare("SELECT * FROM server_api_keys WHERE id = ?").get(id) as KeyRow | undefined;
@@ -242,8 +277,18 @@ class SqliteRecords implements ServiceRecords {
         .all(principal, page.limit, page.offset) as OwnerRow[]
     ).map(toOwner);
   }
+  async sessionOwners(sessionIds: readonly string[]) {
+    const found = new Map<string, SessionOwner>();
+    const query = this.db.prepare("SELECT * FROM server_session_owners WHERE session_id = ?");
+    for (const id of sessionIds) {
+      const row = query.get(id) as OwnerRow | undefined;
+      if (row) found.set(id, toOwner(row));
+    }
+    return found;
+  }
   async forgetSession(sessionId: string) {
     this.db.prepare("DELETE FROM server_session_owners WHERE session_id = ?").run(sessionId);
+    await this.console.forgetSteps(sessionId);
   }
   async signal(signal: RunSignal) {
     const now = Date.now();
@@ -272,11 +317,15 @@ class SqliteRecords implements ServiceRecords {
 }
 
 class PostgresRecords implements ServiceRecords {
+  readonly console: ConsoleRecords;
+
   private constructor(
     private readonly pool: import("pg").Pool,
     private readonly url: string,
     private readonly channel: string,
-  ) {}
+  ) {
+    this.console = new PostgresConsoleRecords(pool);
+  }
 
   static async open(url: string, schema: string): Promise<PostgresRecords> {
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid PostgreSQL schema name: ${schema}`);
@@ -289,6 +338,9 @@ class PostgresRecords implements ServiceRecords {
       await client.query("SELECT pg_advisory_lock(hashtext('gatehouse server records'))");
       try {
         await client.query(TABLES("TEXT", "bigserial PRIMARY KEY"));
+        // Schemas made before keys had an admin flag.
+        await client.query("ALTER TABLE server_api_keys ADD COLUMN IF NOT EXISTS admin INTEGER NOT NULL DEFAULT 0");
+        await client.query(PostgresConsoleRecords.tables());
       } finally {
         await client.query("SELECT pg_advisory_unlock(hashtext('gatehouse server records'))");
       }
@@ -303,13 +355,10 @@ class PostgresRecords implements ServiceRecords {
   }
 
   async createApiKey(k: StoredApiKey) {
-    await this.rows("INSERT INTO server_api_keys (id, principal, name, hash, created_at) VALUES ($1, $2, $3, $4, $5)", [
-      k.id,
-      k.principal,
-      k.name,
-      k.hash,
-      k.createdAt,
-    ]);
+    await this.rows(
+      "INSERT INTO server_api_keys (id, principal, name, hash, created_at, admin) VALUES ($1, $2, $3, $4, $5, $6)",
+      [k.id, k.principal, k.name, k.hash, k.createdAt, k.admin ? 1 : 0],
+    );
   }
   async findApiKey(id: string) {
     const [row] = await this.rows<KeyRow>("SELECT * FROM server_api_keys WHERE id = $1", [id]);
@@ -349,8 +398,15 @@ class PostgresRecords implements ServiceRecords {
       )
     ).map(toOwner);
   }
+  async sessionOwners(sessionIds: readonly string[]) {
+    const rows = await this.rows<OwnerRow>("SELECT * FROM server_session_owners WHERE session_id = ANY($1)", [
+      [...sessionIds],
+    ]);
+    return new Map(rows.map((r) => [r.session_id, toOwner(r)]));
+  }
   async forgetSession(sessionId: string) {
     await this.rows("DELETE FROM server_session_owners WHERE session_id = $1", [sessionId]);
+    await this.console.forgetSteps(sessionId);
   }
   /** PostgreSQL's NOTIFY reaches every instance listening on the schema's channel, at once. */
   async signal(signal: RunSignal) {

@@ -1,4 +1,5 @@
 import type { HookLogger } from "../hooks/kinds/shared.js";
+import { describeError as describe } from "../hooks/sanitize.js";
 import type { Gatehouse } from "../runtime/gatehouse.js";
 import type { ApprovalAnswer, ApprovalDecision, Approver, RunEvent, RunInput, RunResult } from "../runtime/types.js";
 import type { RunSignal, ServiceRecords } from "./records.js";
@@ -10,7 +11,11 @@ export interface RunLimits {
 }
 
 export interface ApprovalPolicy {
-  readonly mode: "deny" | "client";
+  /**
+   * deny: nobody waits. client: a streaming client's runs wait for an answer. console: every
+   * top-level run waits, for the console's Live view (or a streaming client) to answer.
+   */
+  readonly mode: "deny" | "client" | "console";
 }
 
 /** Why a run was not admitted: the HTTP status and how long to wait before retrying. */
@@ -31,11 +36,13 @@ interface ActiveRun {
   readonly controller: AbortController;
   /** Only a streaming client sees an approval ask, so only its runs wait for an answer. */
   readonly streaming: boolean;
-  readonly approvals: Map<string, (decision: ApprovalDecision) => void>;
+  readonly approvals: Map<string, (decision: ApprovalDecision, by: string) => void>;
 }
 
 /** What the server's approver answers in the audit trail. */
 const SERVER = "server";
+/** Who answered an ask, in the audit trail: a client of the API, or a person at the console. */
+export type Answerer = "client" | "console";
 
 /**
  * The runs of this instance: admission under the limits, cancellation (local, or by signal to
@@ -55,6 +62,8 @@ export class RunManager {
     private readonly limits: RunLimits,
     private readonly approvals: ApprovalPolicy,
     private readonly logger: HookLogger,
+    /** This instance, as the console shows where a run or an ask is (host:pid). */
+    readonly instance: string,
   ) {}
 
   get count(): number {
@@ -72,21 +81,37 @@ export class RunManager {
 
   /**
    * The approver given to the runtime: a run's ask reaches its streaming client (as the
-   * `approval-requested` event the runtime emits) and waits for the client's answer. In
-   * "deny" mode, for a client that is not streaming, or for a sub-agent's run (whose events
-   * the client does not see), nobody can answer: denied at once, visibly.
+   * `approval-requested` event the runtime emits) and the console's Live view (a pending ask in
+   * the records, on every instance), and waits for an answer. In "deny" mode, in "client" mode
+   * for a client that is not streaming, or for a sub-agent's run (whose events the client does
+   * not see), nobody can answer: denied at once, visibly.
    */
   readonly approver: Approver = (request, signal): Promise<ApprovalAnswer> => {
     const run = this.active.get(request.runId);
-    if (this.approvals.mode === "deny" || !run?.streaming || signal.aborted)
-      return Promise.resolve({ decision: "deny", decidedBy: SERVER });
+    const waits = this.approvals.mode === "console" || (this.approvals.mode === "client" && run?.streaming === true);
+    if (!run || !waits || signal.aborted) return Promise.resolve({ decision: "deny", decidedBy: SERVER });
+    const pending = this.records.console.addPendingApproval({
+      runId: request.runId,
+      toolCallId: request.toolCallId,
+      sessionId: request.sessionId,
+      toolName: request.toolName,
+      title: request.title,
+      askedAt: Date.now(),
+      instance: this.instance,
+    });
     return new Promise((resolve) => {
-      const settle = (decision: ApprovalDecision) => {
+      const settle = (decision: ApprovalDecision, by: string) => {
         run.approvals.delete(request.toolCallId);
         signal.removeEventListener("abort", onAbort);
-        resolve({ decision, decidedBy: "client" });
+        // Removed after it was added, whichever connection each goes through.
+        void pending
+          .then(() => this.records.console.removePendingApproval(request.runId, request.toolCallId))
+          .catch((error: unknown) =>
+            this.logger.warn(`approval ask of run ${request.runId} not cleared: ${describe(error)}`),
+          );
+        resolve({ decision, decidedBy: by });
       };
-      const onAbort = () => settle("deny");
+      const onAbort = () => settle("deny", SERVER);
       run.approvals.set(request.toolCallId, settle);
       signal.addEventListener("abort", onAbort, { once: true });
     });
@@ -148,10 +173,10 @@ export class RunManager {
   }
 
   /** Answers a pending approval of a run wherever it runs. */
-  async answer(runId: string, toolCallId: string, decision: ApprovalDecision): Promise<void> {
+  async answer(runId: string, toolCallId: string, decision: ApprovalDecision, by: Answerer = "client"): Promise<void> {
     const run = this.active.get(runId);
-    if (run) run.approvals.get(toolCallId)?.(decision);
-    else await this.records.signal({ kind: "approval", runId, toolCallId, decision });
+    if (run) run.approvals.get(toolCallId)?.(decision, by);
+    else await this.records.signal({ kind: "approval", runId, toolCallId, decision, by });
   }
 
   /**
@@ -176,7 +201,7 @@ export class RunManager {
     const run = this.active.get(signal.runId);
     if (!run) return;
     if (signal.kind === "cancel") run.controller.abort(new Error("cancelled"));
-    else run.approvals.get(signal.toolCallId)?.(signal.decision);
+    else run.approvals.get(signal.toolCallId)?.(signal.decision, signal.by ?? "client");
   }
 
   private admit(principal: string): void {

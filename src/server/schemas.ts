@@ -35,8 +35,6 @@ export const CreateSessionBody = z
   })
   .default({});
 
-export const SessionList = z.object({ data: z.array(SessionSchema) });
-
 export const PageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(50),
   offset: z.coerce.number().int().min(0).default(0),
@@ -51,6 +49,10 @@ export const MessageSchema = z.object({
   role: z.string(),
   parts: z.array(PartSchema),
   createdAt: z.string(),
+  notice: z
+    .object({ blockedBy: z.string(), hook: z.string(), category: z.string().optional() })
+    .optional()
+    .describe("On a block notice: the plugin and hook that blocked (never a reason)."),
 });
 
 export const RunSchema = z.object({
@@ -64,6 +66,7 @@ export const RunSchema = z.object({
 });
 
 export const SessionDetailSchema = SessionSchema.extend({
+  principal: z.string().nullable().describe("Who owns it; null for a session made outside serve."),
   runs: z.array(RunSchema),
   messages: z.array(MessageSchema),
 });
@@ -124,26 +127,6 @@ export const CancelResultSchema = z.object({ runId: z.string(), status: z.litera
 
 export const ApprovalBody = z.strictObject({ decision: z.enum(["allow-once", "allow-always", "deny"]) });
 export const ApprovalResultSchema = z.object({ runId: z.string(), toolCallId: z.string(), decision: z.string() });
-
-export const AuditQuery = z.object({
-  sessionId: Id,
-  runId: Id.optional(),
-  limit: z.coerce.number().int().min(1).max(10_000).default(1000),
-});
-export const AuditList = z.object({
-  data: z.array(
-    z.object({
-      id: z.string(),
-      hook: z.string(),
-      pluginId: z.string(),
-      outcome: z.string(),
-      category: z.string().nullable(),
-      sessionId: z.string().nullable(),
-      runId: z.string().nullable(),
-      at: z.string(),
-    }),
-  ),
-});
 
 // OpenAI-compatible
 

@@ -6,7 +6,7 @@ import type { ServerResponse } from "node:http";
  * `gone` aborts when the client closes the connection before the stream ended.
  */
 export class SseWriter {
-  private ended = false;
+  private ended_ = false;
   private readonly controller = new AbortController();
 
   constructor(
@@ -22,7 +22,7 @@ export class SseWriter {
     });
     res.flushHeaders();
     res.on("close", () => {
-      if (!this.ended) this.controller.abort(new Error("client gone"));
+      if (!this.ended_) this.controller.abort(new Error("client gone"));
     });
   }
 
@@ -30,16 +30,26 @@ export class SseWriter {
     return this.controller.signal;
   }
 
+  get ended(): boolean {
+    return this.ended_;
+  }
+
   /** One event: `event:` (when named) and `data:` as JSON (or a raw string such as `[DONE]`). */
   send(data: unknown, event?: string): void {
-    if (this.ended || this.res.destroyed) return;
+    if (this.ended_ || this.res.destroyed) return;
     const body = typeof data === "string" ? data : JSON.stringify(data);
     this.res.write(`${event === undefined ? "" : `event: ${event}\n`}data: ${body}\n\n`);
   }
 
+  /** A comment line: keeps a quiet stream's connection open through proxies. */
+  comment(text: string): void {
+    if (this.ended_ || this.res.destroyed) return;
+    this.res.write(`: ${text}\n\n`);
+  }
+
   end(): void {
-    if (this.ended) return;
-    this.ended = true;
+    if (this.ended_) return;
+    this.ended_ = true;
     this.res.end();
   }
 }

@@ -16,7 +16,7 @@ export interface TestServer {
   readonly calls: ReturnType<typeof testGatehouse>["calls"];
   readonly logLines: string[];
   /** A key for a principal (created in the service's records). */
-  key(principal: string): Promise<string>;
+  key(principal: string, options?: { admin?: boolean }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -29,10 +29,16 @@ export async function startTestServer(
     readonly config?: ServerConfig;
     readonly store?: StoreOptions;
     readonly host?: string;
+    /** Where the built console is (tests build it into a folder of their own). */
+    readonly console?: Parameters<typeof openService>[0]["console"];
   } = {},
 ): Promise<TestServer> {
   const storeOptions: StoreOptions = options.store ?? { kind: "memory" };
-  const service = await openService({ store: storeOptions, ...(options.config ? { config: options.config } : {}) });
+  const service = await openService({
+    store: storeOptions,
+    ...(options.config ? { config: options.config } : {}),
+    ...(options.console ? { console: options.console } : {}),
+  });
   const store = await openStore(storeOptions);
   const built = testGatehouse(script, {
     store,
@@ -49,7 +55,7 @@ export async function startTestServer(
     gatehouse: built.gatehouse,
     calls: built.calls,
     logLines: built.logLines,
-    key: async (principal) => (await createApiKey(service.records, principal, null)).key,
+    key: async (principal, keyOptions = {}) => (await createApiKey(service.records, principal, null, keyOptions)).key,
     async close() {
       await running.close(0);
       await built.gatehouse.close();

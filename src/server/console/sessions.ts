@@ -1,0 +1,87 @@
+import type { FastifyRequest } from "fastify";
+import type { z } from "zod";
+import type { Session } from "../../store/types.js";
+import { HttpError, type ServerContext } from "../context.js";
+import type { SessionOwner } from "../records.js";
+import type { SessionListItemSchema, SessionListQuery } from "./schemas.js";
+
+/** How many sessions, newest first, a listing searches and filters. */
+export const SEARCHED_SESSIONS = 500;
+/** How many audit records, newest first, the listing counts blocks in. */
+const COUNTED_AUDIT = 10_000;
+
+type Query = z.output<typeof SessionListQuery>;
+type Item = z.input<typeof SessionListItemSchema>;
+type Caller = Pick<FastifyRequest, "principal" | "admin">;
+
+export const adminOnly = () => new HttpError(403, "permission_error", "admin_only", "Only an admin key may do this.");
+
+/**
+ * Sessions with their figures (principal, last activity, runs, blocks, size), newest activity
+ * first: the caller's own, or — for an admin key with scope=all — every top-level session,
+ * those `gatehouse run` made included. Search and filters apply to the newest
+ * `SEARCHED_SESSIONS`, then the page is cut.
+ */
+export async function listSessions(
+  ctx: ServerContext,
+  caller: Caller,
+  query: Query,
+): Promise<{ data: Item[]; more: boolean }> {
+  if (query.scope === "all" && !caller.admin) throw adminOnly();
+  const { store } = ctx.gatehouse;
+  let candidates: { session: Session; owner: SessionOwner | undefined; runs?: number; messages?: number }[];
+  if (query.scope === "all") {
+    const listed = await store.listSessions({ parentSessionId: null, limit: SEARCHED_SESSIONS });
+    const owners = await ctx.records.sessionOwners(listed.map((s) => s.id));
+    candidates = listed.map((s) => ({
+      session: s,
+      owner: owners.get(s.id),
+      runs: s.runCount,
+      messages: s.messageCount,
+    }));
+  } else {
+    const owned = await ctx.records.ownedSessions(caller.principal, { limit: SEARCHED_SESSIONS, offset: 0 });
+    const sessions = await Promise.all(owned.map((o) => store.getSession(o.sessionId)));
+    candidates = owned.flatMap((owner, i) => {
+      const session = sessions[i];
+      return session ? [{ session, owner }] : [];
+    });
+    candidates.sort((a, b) => (a.session.updatedAt < b.session.updatedAt ? 1 : -1));
+  }
+
+  const blocks = new Map<string, number>();
+  for (const record of await store.listAudit({ limit: COUNTED_AUDIT }))
+    if (record.outcome === "block" && record.sessionId !== null)
+      blocks.set(record.sessionId, (blocks.get(record.sessionId) ?? 0) + 1);
+
+  const needle = query.q?.toLowerCase();
+  const matching = candidates.filter(({ session, owner }) => {
+    if (query.principal !== undefined && owner?.principal !== query.principal) return false;
+    if (query.blocked !== undefined && (blocks.get(session.id) ?? 0) > 0 !== query.blocked) return false;
+    if (needle === undefined || needle === "") return true;
+    return [owner?.title, session.id, session.key].some((text) => text?.toLowerCase().includes(needle));
+  });
+  const page = matching.slice(query.offset, query.offset + query.limit);
+  const data = await Promise.all(
+    page.map(async ({ session, owner, runs, messages }): Promise<Item> => {
+      let figures = { runs, messages };
+      if (runs === undefined || messages === undefined) {
+        const detail = await store.showSession(session.id);
+        figures = { runs: detail?.runs.length ?? 0, messages: detail?.messageCount ?? 0 };
+      }
+      return {
+        id: session.id,
+        key: session.key,
+        title: owner?.title ?? null,
+        createdAt: session.createdAt,
+        updatedAt: session.updatedAt,
+        principal: owner?.principal ?? null,
+        runs: figures.runs ?? 0,
+        blocks: blocks.get(session.id) ?? 0,
+        messages: figures.messages ?? 0,
+        lastActivityAt: session.updatedAt,
+      };
+    }),
+  );
+  return { data, more: matching.length > query.offset + query.limit };
+}
