@@ -19,7 +19,10 @@ export class HttpSurface {
   readonly mismatches: string[] = [];
   private readonly pushed = new Map<string, RunEvent[]>();
 
-  private constructor(private readonly running: RunningServer) {}
+  private constructor(
+    private readonly running: RunningServer,
+    private readonly gatehouse: Gatehouse,
+  ) {}
 
   static async start(
     gatehouse: Gatehouse,
@@ -43,7 +46,7 @@ export class HttpSurface {
       return s;
     };
     const running = await service.listen(gatehouse, { host: "127.0.0.1", port: 0 });
-    surface = new HttpSurface(running);
+    surface = new HttpSurface(running, gatehouse);
     return surface;
   }
 
@@ -80,6 +83,32 @@ export class HttpSurface {
       this.mismatches.push(`run ${end.result.runId}: the SSE events differ from the events the run pushed`);
     this.answers.push(JSON.stringify(end.result));
     return end.result;
+  }
+
+  /**
+   * Every page the web console serves for what the scenario left, as the console reads it: its
+   * HTML, the session listing, each session (sub-agents' included) with its messages and its
+   * timeline, the audit trail with its summary and both exports, the live view and the
+   * configuration — as the open loopback's local principal, who may see everything.
+   */
+  async consolePages(): Promise<string[]> {
+    const get = async (path: string) => (await fetch(`${this.running.url}${path}`)).text();
+    const pages = [
+      await get("/console/"),
+      await get("/console/me"),
+      await get("/v1/sessions?scope=all&limit=1000"),
+      await get("/v1/audit?limit=10000"),
+      await get("/v1/audit/summary?outcome=block&bucket=hour"),
+      await get("/v1/audit/export?format=csv&limit=10000"),
+      await get("/v1/audit/export?format=jsonl&limit=10000"),
+      await get("/v1/live"),
+      await get("/v1/config"),
+    ];
+    for (const session of await this.gatehouse.store.listSessions({ limit: 10_000 })) {
+      const at = `/v1/sessions/${encodeURIComponent(session.id)}`;
+      pages.push(await get(at), await get(`${at}/timeline`), await get(`/v1/audit?sessionId=${session.id}`));
+    }
+    return pages;
   }
 
   close(): Promise<void> {

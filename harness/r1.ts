@@ -188,6 +188,7 @@ export async function runScenario(scenario: Scenario, options: ScenarioOptions =
   });
   let audit = "";
   let http: HttpSurface | undefined;
+  let consolePages: string[] = [];
   try {
     const gatehouse = createGatehouse({
       model: harnessModel(scenario.script, (prompt) => timeline.push({ type: "model", prompt })),
@@ -228,6 +229,7 @@ export async function runScenario(scenario: Scenario, options: ScenarioOptions =
         failures.push(`run ${run.tag || run.prompt} threw: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
+    consolePages = (await http?.consolePages()) ?? [];
     await http?.close();
     failures.push(...(http?.mismatches ?? []));
     await gatehouse.engine.drain();
@@ -252,6 +254,7 @@ export async function runScenario(scenario: Scenario, options: ScenarioOptions =
       JSON.stringify(results) + errors.join("\n") + (http?.answers.join("\n") ?? ""),
     ),
     wire: textSink("SSE bodies as the client received them", http?.streams.join("\n") ?? ""),
+    console: textSink("pages the web console serves (HTML and JSON)", consolePages.join("\n")),
     hookText,
     failures,
   });
@@ -326,6 +329,8 @@ interface Sinks {
   readonly results: Sink;
   /** Streams as a client received them: checked for reasons (their events are checked on the timeline). */
   readonly wire: Sink;
+  /** What the web console shows: the store through the API, so like the store, and never a reason. */
+  readonly console: Sink;
   readonly hookText: string;
   readonly failures: string[];
 }
@@ -361,7 +366,10 @@ function check(scenario: Scenario, s: Sinks): Leak[] {
 
   for (const target of scenario.targets) {
     const all = !DELIVERY_KINDS.includes(target.kind);
-    scan(target, all ? [...s.persisted, ...s.logs, s.audit, s.results] : [...s.logs, s.audit, s.results]);
+    scan(
+      target,
+      all ? [...s.persisted, s.console, ...s.logs, s.audit, s.results] : [...s.logs, s.audit, s.results],
+    );
     const marker = findMarker(timeline, target);
     if (!marker) {
       s.failures.push(`verdict did not take effect: ${target.kind} for ${target.where} in run ${target.runTag}`);
@@ -398,6 +406,9 @@ function check(scenario: Scenario, s: Sinks): Leak[] {
   }
   for (const control of scenario.controls) {
     if (!s.persisted.some((p) => sinkHas(p, control))) s.failures.push(`control ${control} not found by the scan`);
+    // The console shows the store: what the store kept, its pages show (else the scan proves nothing).
+    if (s.console.bytes.length > 0 && !sinkHas(s.console, control))
+      s.failures.push(`control ${control} not found in the console's pages`);
   }
   const everything = [
     ...s.persisted,
@@ -405,6 +416,7 @@ function check(scenario: Scenario, s: Sinks): Leak[] {
     s.audit,
     s.results,
     s.wire,
+    s.console,
     textSink("command-hook payloads", s.hookText),
     ...timeline.entries.map((e) => textSink(`${e.type} #${e.seq}`, timeline.text(e))),
   ];

@@ -86,3 +86,79 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path, fullPage: true });
   return path;
 }
+
+/** Polls `check` until it returns something (not undefined/false), or fails after `timeoutMs`. */
+export async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** A console login made through the API, as the page makes it: the cookie to send, and the CSRF token. */
+export async function consoleLogin(
+  url: string,
+  key?: string,
+): Promise<{ status: number; cookie: string; setCookie: string; csrf: string }> {
+  const res = await fetch(`${url}/console/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(key === undefined ? {} : { key }),
+  });
+  const setCookie = res.headers.getSetCookie()[0] ?? "";
+  const body = (await res.json()) as { csrf?: string };
+  return { status: res.status, cookie: setCookie.split(";")[0] ?? "", setCookie, csrf: body.csrf ?? "" };
+}
+
+/**
+ * Reads the live view's event stream (GET /v1/live/events) until a snapshot satisfies `wanted`;
+ * answers that snapshot and closes the stream.
+ */
+export async function liveUntil<T>(
+  url: string,
+  headers: Record<string, string>,
+  wanted: (live: LiveSnapshot) => T | undefined,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error("timed out waiting for the live view")), timeoutMs);
+  try {
+    const res = await fetch(`${url}/v1/live/events`, { headers, signal: controller.signal });
+    if (!res.body) throw new Error(`live view: HTTP ${res.status}`);
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for await (const chunk of res.body) {
+      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+      for (let at = buffer.indexOf("\n\n"); at >= 0; at = buffer.indexOf("\n\n")) {
+        const frame = buffer.slice(0, at);
+        buffer = buffer.slice(at + 2);
+        const data = /^data: (.*)$/m.exec(frame)?.[1];
+        if (data === undefined) continue;
+        const found = wanted(JSON.parse(data) as LiveSnapshot);
+        if (found !== undefined) return found;
+      }
+    }
+    throw new Error("the live view's stream ended");
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+  }
+}
+
+export interface LiveSnapshot {
+  readonly runs: {
+    runId: string;
+    sessionId: string;
+    principal: string | null;
+    instance: string;
+    steps: { kind: string; name: string; outcome: string | null; pluginId: string | null }[];
+  }[];
+  readonly approvals: { runId: string; toolCallId: string; toolName: string; title: string; sessionId: string }[];
+}

@@ -1,0 +1,100 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { after, before, describe, test } from "node:test";
+import type { Browser } from "playwright-core";
+import { builtConsole, launchBrowser, logIn, openPage, screenshot } from "../console/helpers.js";
+import { cliArgv, gatehouse, tempProjects } from "./helpers.js";
+
+/** `gatehouse console` in a project: resolves with the URL it prints on stdout. */
+function startConsole(
+  dir: string,
+  assets: string,
+): { child: ChildProcess; url: Promise<string>; exit: Promise<number | null> } {
+  const [node, ...args] = cliArgv(["console", "--port", "0"]);
+  const child = spawn(node as string, args, {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "", HOME: dir, GATEHOUSE_CONSOLE_ASSETS: assets },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
+    stderr += d;
+  });
+  const url = new Promise<string>((resolve, reject) => {
+    child.stdout?.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+      const m = /^(http:\/\/127\.0\.0\.1:\d+\/console\/)$/m.exec(stdout);
+      if (m) resolve(m[1] as string);
+    });
+    child.on("close", () => reject(new Error(`console exited: ${stderr}`)));
+  });
+  url.catch(() => undefined);
+  const exit = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  return { child, url, exit };
+}
+
+describe("gatehouse console", () => {
+  const projects = tempProjects();
+  let browser: Browser;
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(() => browser?.close());
+
+  test("in a project from gatehouse init, it shows the project's sessions after a few runs — without a key while none exists, with an admin key after", async () => {
+    const dir = await projects();
+    const assets = await builtConsole();
+    assert.equal((await gatehouse(["init"], { cwd: dir })).code, 0);
+    for (const prompt of ["hello there", "what is the admin password?", "thanks, bye"])
+      await gatehouse(["run", "-p", prompt], { cwd: dir });
+
+    const open = startConsole(dir, assets);
+    const url = await open.url;
+    const { page, problems, context } = await openPage(browser);
+    await page.goto(url);
+    await page.getByRole("button", { name: "Continue as local" }).click();
+    const rows = page.getByTestId("sessions").locator("tbody tr");
+    await rows.nth(2).waitFor();
+    assert.equal(await rows.count(), 3);
+    const blocks = (await rows.locator("td:nth-child(5)").allTextContents()).map(Number).sort();
+    assert.deepEqual(blocks, [0, 0, 1], "the example plugin's block on the password question");
+    await screenshot(page, "cli-console");
+    await rows
+      .filter({ has: page.locator("td.bad") })
+      .locator("a")
+      .click();
+    await page.getByTestId("notice").waitFor();
+    assert.match((await page.getByTestId("notice").textContent()) ?? "", /example · before_agent_run · credentials/);
+    assert.ok(!((await page.locator("main").textContent()) ?? "").includes("admin password"));
+    assert.deepEqual(problems.violations, []);
+    await context.close();
+    open.child.kill("SIGTERM");
+    assert.equal(await open.exit, 0);
+
+    const created = await gatehouse(["keys", "create", "--principal", "ops", "--admin", "--json"], { cwd: dir });
+    const key = JSON.parse(created.stdout) as { key: string; admin: boolean };
+    assert.equal(key.admin, true);
+    const listed = JSON.parse((await gatehouse(["keys", "list", "--json"], { cwd: dir })).stdout) as {
+      admin: boolean;
+    }[];
+    assert.deepEqual(
+      listed.map((k) => k.admin),
+      [true],
+    );
+    const closed = startConsole(dir, assets);
+    const second = await openPage(browser);
+    try {
+      const closedUrl = await closed.url;
+      await second.page.goto(closedUrl);
+      await second.page.getByLabel("API key").waitFor();
+      assert.equal(await second.page.getByRole("button", { name: "Continue as local" }).count(), 0);
+      await logIn(second.page, closedUrl.replace(/\/console\/$/, ""), key.key);
+      await second.page.getByTestId("sessions").locator("tbody tr").nth(2).waitFor();
+    } finally {
+      await second.context.close();
+      closed.child.kill("SIGTERM");
+      assert.equal(await closed.exit, 0);
+    }
+  });
+});
