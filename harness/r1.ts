@@ -366,10 +366,7 @@ function check(scenario: Scenario, s: Sinks): Leak[] {
 
   for (const target of scenario.targets) {
     const all = !DELIVERY_KINDS.includes(target.kind);
-    scan(
-      target,
-      all ? [...s.persisted, s.console, ...s.logs, s.audit, s.results] : [...s.logs, s.audit, s.results],
-    );
+    scan(target, all ? [...s.persisted, s.console, ...s.logs, s.audit, s.results] : [...s.logs, s.audit, s.results]);
     const marker = findMarker(timeline, target);
     if (!marker) {
       s.failures.push(`verdict did not take effect: ${target.kind} for ${target.where} in run ${target.runTag}`);
