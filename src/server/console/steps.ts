@@ -185,7 +185,8 @@ export class StepRecorder {
     this.steps.push({
       runId: d.run.runId,
       sessionId: d.run.sessionId,
-      at: fields.at ?? epoch(d.startedAt),
+      // Whole milliseconds: the column is an integer in every database.
+      at: Math.round(fields.at ?? epoch(d.startedAt)),
       kind,
       name,
       pluginId: fields.pluginId ?? null,
