@@ -48,5 +48,6 @@ Environment:
   GATEHOUSE_DATABASE_URL  store (postgres://…, memory, or a file); wins over gatehouse.json "store"
   GATEHOUSE_HOST, GATEHOUSE_PORT  where serve listens; --host/--port win, gatehouse.json "server" loses
   GATEHOUSE_LOG_LEVEL     debug, info, warn (default) or error; logs go to stderr
+  GATEHOUSE_CONSOLE_ASSETS  serve and console: a web console built from source, served instead
   MCP_TIMEOUT             how long an MCP server has to start and answer, in ms (default 30000)
   NO_COLOR                no colors (they are used only on a terminal)`;

@@ -80,10 +80,12 @@ export async function logIn(page: Page, url: string, key?: string): Promise<void
   await page.getByTestId("principal").waitFor();
 }
 
+/** The whole page as `NAME.png`, and what fits the window as `NAME-top.png` (the docs' pictures come from these). */
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const path = join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}-top.png`) });
   return path;
 }
 

@@ -13,6 +13,10 @@
 //   `export ANTHROPIC_API_KEY=...` gets a dummy key and its command runs against a local server
 //   speaking Anthropic's Messages API (ANTHROPIC_BASE_URL points there): the test checks that
 //   the model, the key and the prompt reached the server and that the server's reply is printed.
+// - The block marked `<!-- console example -->` starts `gatehouse console` in the background (on a
+//   free port, serving the console built from this checkout): the address it prints must answer
+//   the console's page, and the API it reads must list the sessions the README made; then
+//   SIGTERM, and it must exit 0.
 // - The block marked `<!-- serve example -->` starts `gatehouse serve` in the background (on a free
 //   port: GATEHOUSE_PORT=0); the TypeScript block marked `<!-- serve client -->` then runs with tsx
 //   against it (its 127.0.0.1:8787 replaced by the address the server printed) and must print the
@@ -35,12 +39,14 @@ import { chmod, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { gatehouse, MAIN, project } from "../cli/helpers.js";
+import { builtConsole } from "../console/helpers.js";
 import { codeBlocks, ROOT, type ShellCommand, shellCommands } from "../examples/readme-commands.js";
 import { type MockServer, type SseFrame, startMockServer } from "../models/mock-server.js";
 
 const README = join(ROOT, "README.md");
 const PROVIDER = /^provider example: /;
 const SERVE = "serve example";
+const CONSOLE = "console example";
 const NOT_RUN = new Set([
   "npm install",
   "npm run build",
@@ -145,6 +151,39 @@ async function serveAndAsk(
   assert.equal(await exited, 0, stderr);
 }
 
+/** The console example: `gatehouse console` in the background; its page and the sessions it lists; SIGTERM. */
+async function openConsole(args: string[], dir: string, env: Record<string, string>): Promise<void> {
+  const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), MAIN, ...args], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "", ...env, GATEHOUSE_PORT: "0", GATEHOUSE_CONSOLE_ASSETS: await builtConsole() },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  let stderr = "";
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
+    stderr += d;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let stdout = "";
+    child.stdout?.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+      const m = /^(http:\/\/\S+\/console\/)$/m.exec(stdout);
+      if (m) resolve(m[1] as string);
+    });
+    child.on("close", () => reject(new Error(`gatehouse console exited: ${stderr}`)));
+  });
+  try {
+    const page = await fetch(url);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<title>Gatehouse console<\/title>/);
+    const sessions = (await (await fetch(new URL("/v1/sessions?scope=all", url))).json()) as { data: unknown[] };
+    assert.ok(sessions.data.length > 0, "the sessions the README's runs made");
+  } finally {
+    child.kill("SIGTERM");
+  }
+  assert.equal(await exited, 0, stderr);
+}
+
 describe("README", () => {
   let markdown = "";
   let cwd = "";
@@ -200,6 +239,10 @@ describe("README", () => {
         }
         if (block.note === SERVE) {
           await serveAndAsk(step.args, dir, env, codeBlocks(markdown), home);
+          continue;
+        }
+        if (block.note === CONSOLE) {
+          await openConsole(step.args, dir, env);
           continue;
         }
         if (provider) server.reply({ sse: anthropicText(PROVIDER_REPLY) });

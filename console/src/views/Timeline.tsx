@@ -19,7 +19,11 @@ const KIND_LABEL: Record<Step["kind"], string> = {
  * outcome and category, and how long — a bar scaled to the run's length.
  */
 export function Steps({ steps, total }: { steps: readonly Step[]; total: number | null }) {
-  const span = Math.max(total ?? 0, ...steps.map((s) => s.offsetMs + (s.durationMs ?? 0)), 1);
+  const span = Math.max(
+    total ?? 0,
+    ...steps.filter((s) => s.kind !== "run-end").map((s) => s.offsetMs + (s.durationMs ?? 0)),
+    1,
+  );
   return (
     <ol class="steps">
       {steps.map((s, i) => (
