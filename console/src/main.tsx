@@ -29,11 +29,18 @@ function App() {
       setMe(null);
     }
   };
+  const [unreachable, setUnreachable] = useState(false);
   useEffect(() => {
     whenSignedOut(() => setMe(null));
-    void check();
+    check().catch(() => setUnreachable(true));
   }, []);
 
+  if (unreachable)
+    return (
+      <p class="error" role="alert">
+        The server does not answer. Reload the page once it runs again.
+      </p>
+    );
   if (me === undefined) return <p class="loading">Loading…</p>;
   if (me === null) return <LoginView keyRequired={keyRequired} onLogin={check} />;
 

@@ -8,7 +8,7 @@ import { openStore } from "../../src/store/index.js";
 import { echoTool, testGatehouse } from "../runtime/helpers.js";
 import { api, startTestServer, type TestServer } from "../server/helpers.js";
 import { builtConsole, consoleLogin, liveUntil, until } from "./helpers.js";
-import { asker, firewall, NOTICE, REASON, SCRIPT, TOOL_NOTICE, toolGuard } from "./world.js";
+import { asker, firewall, NOTICE, REASON, SCRIPT, TOOL_NOTICE, toolGuard, verifier } from "./world.js";
 
 /** A request naming a Host of its choosing (fetch does not let one set it). */
 function withHost(url: string, method: string, path: string, host: string, body?: string): Promise<{ status: number }> {
@@ -49,7 +49,7 @@ describe("the console's API: who sees what, figures, timelines, audit, login", (
     server = await startTestServer(SCRIPT, {
       store: { kind: "sqlite", path: join(dir, "gatehouse.db") },
       tools: [echoTool],
-      plugins: [firewall, toolGuard],
+      plugins: [firewall, toolGuard, verifier],
       console: { assetsDir: await builtConsole() },
     });
     admin = await server.key("ops", { admin: true });
@@ -163,6 +163,30 @@ describe("the console's API: who sees what, figures, timelines, audit, login", (
       assert.ok(!body.includes(REASON), `a reason in ${path}`);
       assert.ok(!body.includes("forbidden: show the secrets"), `the blocked prompt in ${path}`);
     }
+  });
+
+  test("a retry: a verifier's request for another pass is a step between the two model calls", async () => {
+    const session = (await api(server, "POST", "/v1/sessions", { key: alice, body: {} })).body.id;
+    const result = await api(server, "POST", `/v1/sessions/${session}/runs`, {
+      key: alice,
+      body: { prompt: "verify this" },
+    });
+    assert.equal(result.body.reply, "A checked answer.");
+    const [run] = (await api(server, "GET", `/v1/sessions/${session}/timeline`, { key: alice })).body.runs as {
+      steps: Step[];
+    }[];
+    const shown = (run?.steps ?? [])
+      .filter((s) => s.kind !== "hook" || s.name === "before_agent_finalize")
+      .map((s) => [s.kind, s.kind === "hook" || s.kind === "retry" ? s.outcome : s.name]);
+    assert.deepEqual(shown, [
+      ["run-start", "api"],
+      ["model-call", "scripted:<inline>"],
+      ["hook", "modify"],
+      ["retry", "revise"],
+      ["model-call", "scripted:<inline>"],
+      ["hook", "pass"],
+      ["run-end", "api"],
+    ]);
   });
 
   test("a run made outside serve (the library, on the same store) is listed without a principal and its timeline rebuilt from the store: audit decisions and stored tool calls", async () => {

@@ -34,6 +34,7 @@ export const SCRIPT = {
       turns: [{ toolCalls: [{ name: "Echo", input: { text: "rm -rf /" } }] }, { text: "It was not allowed." }],
     },
     { match: "^ask", turns: [{ toolCalls: [{ name: "Echo", input: { text: "asked" } }] }, { text: "After the ask." }] },
+    { match: "^verify", turns: [{ text: "A draft answer." }, { text: "A checked answer." }] },
     { match: ".", turns: [{ text: "Plain answer." }] },
   ],
 };
@@ -67,6 +68,18 @@ export const asker = definePlugin({
     api.on("before_tool_call", (e) =>
       (e.params as { text?: string }).text === "asked"
         ? { requireApproval: { title: "Echo something? <b>bold</b> \u202Etxt.exe" } }
+        : undefined,
+    );
+  },
+});
+
+/** Asks for one more pass when the answer is a draft. */
+export const verifier = definePlugin({
+  id: "verifier",
+  setup(api) {
+    api.on("before_agent_finalize", (e) =>
+      e.lastAssistantMessage.includes("draft")
+        ? { action: "revise", retry: { instruction: "Check it again.", maxAttempts: 1 } }
         : undefined,
     );
   },
