@@ -4,6 +4,7 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { LIVE_STREAMS_PER_PRINCIPAL } from "../../src/server/console/index.js";
 import { openStore } from "../../src/store/index.js";
 import { echoTool, testGatehouse } from "../runtime/helpers.js";
 import { api, startTestServer, type TestServer } from "../server/helpers.js";
@@ -439,6 +440,27 @@ describe("console logins and pages", () => {
 });
 
 describe("live view and approval asks", () => {
+  test("a principal may hold a few live streams open at once; one more is 429 until one closes", async () => {
+    const server = await startTestServer(SCRIPT);
+    const open: AbortController[] = [];
+    try {
+      const stream = async () => {
+        const controller = new AbortController();
+        const res = await fetch(`${server.url}/v1/live/events`, { signal: controller.signal });
+        if (res.status === 200) open.push(controller);
+        else await res.body?.cancel();
+        return res.status;
+      };
+      for (let i = 0; i < LIVE_STREAMS_PER_PRINCIPAL; i++) assert.equal(await stream(), 200);
+      assert.equal(await stream(), 429);
+      open.shift()?.abort();
+      await until("a stream slot to free up", async () => (await stream()) === 200);
+    } finally {
+      for (const c of open) c.abort();
+      await server.close();
+    }
+  });
+
   test("a run in progress is listed with its steps; its approval ask waits (mode console) and an answer sent like any client's lets it continue; the audit trail says the console answered", async () => {
     const server = await startTestServer(SCRIPT, {
       tools: [echoTool],

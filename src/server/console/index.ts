@@ -57,6 +57,8 @@ const security = [{ bearer: [] }];
 const errors = { 400: ErrorSchema, 401: ErrorSchema, 403: ErrorSchema, 404: ErrorSchema } as const;
 /** How often the live view's stream looks at the records for changes. */
 const LIVE_POLL_MS = 400;
+/** Live streams one principal may hold open on one instance: each reads the database twice a second. */
+export const LIVE_STREAMS_PER_PRINCIPAL = 4;
 const KEEPALIVE_MS = 15_000;
 
 /**
@@ -206,6 +208,7 @@ function apiRoutes(app: FastifyInstance, ctx: ServerContext): void {
   );
 
   const streams = new Set<SseWriter>();
+  const perPrincipal = new Map<string, number>();
   app.addHook("preClose", async () => {
     for (const stream of streams) stream.end();
   });
@@ -214,12 +217,23 @@ function apiRoutes(app: FastifyInstance, ctx: ServerContext): void {
     {
       schema: {
         summary: "The same as GET /v1/live, as Server-Sent Events: a live event each time it changes",
+        description: `At most ${LIVE_STREAMS_PER_PRINCIPAL} streams at once per principal on one instance (429).`,
         tags: ["runs"],
         security,
-        response: { 200: LiveSchema, ...errors },
+        response: { 200: LiveSchema, 429: ErrorSchema, ...errors },
       },
     },
     async (request, reply) => {
+      const open = perPrincipal.get(request.principal) ?? 0;
+      if (open >= LIVE_STREAMS_PER_PRINCIPAL)
+        throw new HttpError(
+          429,
+          "rate_limit_error",
+          "too_many_streams",
+          `At most ${LIVE_STREAMS_PER_PRINCIPAL} live streams at once per key.`,
+          { "retry-after": "5" },
+        );
+      perPrincipal.set(request.principal, open + 1);
       reply.hijack();
       const sse = new SseWriter(reply.raw, {});
       streams.add(sse);
@@ -243,6 +257,9 @@ function apiRoutes(app: FastifyInstance, ctx: ServerContext): void {
         await new Promise((resolve) => setTimeout(resolve, LIVE_POLL_MS).unref());
       }
       streams.delete(sse);
+      const left = (perPrincipal.get(request.principal) ?? 1) - 1;
+      if (left > 0) perPrincipal.set(request.principal, left);
+      else perPrincipal.delete(request.principal);
       sse.end();
     },
   );
