@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
+import { chmod } from "node:fs/promises";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
 import { builtConsole, launchBrowser, logIn, openPage, screenshot } from "../console/helpers.js";
@@ -32,6 +34,11 @@ function startConsole(
   url.catch(() => undefined);
   const exit = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   return { child, url, exit };
+}
+
+/** JSON over HTTP (the open loopback: no key needed). */
+async function getJson(url: string): Promise<unknown> {
+  return (await fetch(url)).json();
 }
 
 describe("gatehouse console", () => {
@@ -95,6 +102,44 @@ describe("gatehouse console", () => {
       await second.context.close();
       closed.child.kill("SIGTERM");
       assert.equal(await closed.exit, 0);
+    }
+  });
+
+  test("its configuration view is what plugins inspect, hooks list and config print, secrets masked the same way", async () => {
+    const dir = await projects({
+      "gatehouse.json": {
+        model: "scripted:echo",
+        hooks: {
+          PreToolUse: [
+            { matcher: "Bash", hooks: [{ type: "command", command: "./check.sh --token s3cr3t-token-value" }] },
+          ],
+        },
+        mcpServers: { files: { command: "files-server", env: { API_KEY: "s3cr3t-env-value" } } },
+      },
+      "check.sh": "#!/bin/sh\nexit 0\n",
+    });
+    await chmod(join(dir, "check.sh"), 0o755);
+    const open = startConsole(dir, await builtConsole());
+    try {
+      const url = new URL(await open.url);
+      const config = (await getJson(new URL("/v1/config", url).toString())) as Record<string, unknown>;
+      const text = JSON.stringify(config);
+      assert.ok(!text.includes("s3cr3t"), "no secret");
+      assert.ok(text.includes("****"), "masked where they were");
+      const [hooks, settings, inspect] = await Promise.all(
+        [
+          ["hooks", "list", "--json"],
+          ["config", "--json"],
+          ["plugins", "inspect", "--json"],
+        ].map(async (args) => JSON.parse((await gatehouse(args, { cwd: dir })).stdout)),
+      );
+      assert.deepEqual(config.commandHooks, hooks);
+      assert.deepEqual(config.settings, settings);
+      assert.deepEqual(config.plugins, inspect.plugins);
+      assert.deepEqual(config.permissions, { rules: [], note: "none configured" });
+    } finally {
+      open.child.kill("SIGTERM");
+      assert.equal(await open.exit, 0);
     }
   });
 });
