@@ -1,5 +1,6 @@
 import { GateResultSchema } from "../catalog.js";
 import type { Status } from "../invoke.js";
+import { readResult, UnreadableResult } from "../plain-data.js";
 import type { Registration } from "../registry.js";
 import type { GateOutcome } from "../types.js";
 import { CONTINUE, Sequence } from "./sequence.js";
@@ -21,8 +22,9 @@ class Gate extends Sequence<GateOutcome> {
     const { failures } = this.d;
     if (status === "ok") {
       if (value === undefined) return CONTINUE;
-      const parsed = GateResultSchema.safeParse(value);
-      if (parsed.success) {
+      const data = readResult(value);
+      const parsed = data instanceof UnreadableResult ? undefined : GateResultSchema.safeParse(data);
+      if (parsed?.success) {
         const decision = parsed.data;
         if (decision.outcome === "pass") return CONTINUE;
         return {
@@ -33,7 +35,8 @@ class Gate extends Sequence<GateOutcome> {
         };
       }
       const closed = registration.failure === "closed";
-      failures.report(registration, "invalid", issueDetail(parsed.error.issues), closed);
+      const detail = parsed ? issueDetail(parsed.error.issues) : (data as UnreadableResult).why;
+      failures.report(registration, "invalid", detail, closed);
       return closed ? { outcome: "block", by: attribution(registration, "invalid") } : CONTINUE;
     }
     const closed = registration.failure === "closed";

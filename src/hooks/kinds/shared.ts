@@ -1,5 +1,6 @@
 import type { HookName, HookSpec } from "../catalog.js";
 import { compileFastParse, type FastParse } from "../fast-parse.js";
+import { readResult, UnreadableResult } from "../plain-data.js";
 import type { Registration } from "../registry.js";
 import type { RunContext } from "../run-context.js";
 import { describeError, sanitizeLogLine } from "../sanitize.js";
@@ -72,15 +73,17 @@ export function issueDetail(issues: readonly { code: string; path: readonly Prop
 }
 
 /**
- * Schema check, then the hook's own cross-field rules: the result to merge, or (a string) why
- * it is invalid. `null` and non-objects are invalid.
+ * The result read once as data (plain-data.ts), a schema check, then the hook's own cross-field
+ * rules: the result to merge, or (a string) why it is invalid. `null` and non-objects are invalid.
  */
 export function validateResult(
   d: Dispatch,
-  value: unknown,
+  answer: unknown,
   event: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> | string {
   const { spec } = d;
+  const value = readResult(answer);
+  if (value instanceof UnreadableResult) return value.why;
   let data = d.fastParse?.(value);
   if (data === undefined) {
     if (spec.result === undefined) return "this hook takes no result";
