@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { tmpdir } from "node:os";
 import type { Message } from "../core/message.js";
 import type { CompactionRow, InjectionRow, StoreBackend, StoreTx } from "./backend.js";
 import { notFound, StoreError } from "./errors.js";
@@ -57,6 +58,11 @@ import type {
 } from "./types.js";
 
 export interface CoreStoreOptions {
+  /**
+   * Where transcripts for command hooks go: SQLite and PostgreSQL write them in this folder; the
+   * memory store in a folder of the process's own inside it (default: the system temp folder),
+   * removed on close, at exit, or by the next store to find it after a crash.
+   */
   readonly transcriptDir?: string;
   /** The clock for timestamps and injection expiry; tests pin it. */
   readonly now?: () => Date;
@@ -79,7 +85,11 @@ export class CoreStore implements SessionStore {
   constructor(backend: StoreBackend, options: CoreStoreOptions = {}) {
     this.kind = backend.kind;
     this.backend = backend;
-    this.transcripts = new TranscriptFiles(options.transcriptDir ?? backend.defaultTranscriptDir);
+    const dir = options.transcriptDir ?? backend.defaultTranscriptDir;
+    // The memory store's transcripts die with it: nothing could scrub them after a crash.
+    this.transcripts = new TranscriptFiles(
+      dir !== undefined && backend.kind !== "memory" ? { dir } : { processFolderIn: dir ?? tmpdir() },
+    );
     this.clock = options.now ?? (() => new Date());
   }
 

@@ -38,8 +38,11 @@ export function resolveStoreOptions(input: ResolveStoreInput = {}): StoreOptions
   const projectDir = input.projectDir ?? process.cwd();
   const dataDir = resolve(projectDir, input.dataDir ?? DEFAULT_DATA_DIR);
   if (chosen === undefined || chosen === "") return { kind: "sqlite", path: join(dataDir, DEFAULT_DATABASE_FILE) };
-  if (isPostgresUrl(chosen)) return { kind: "postgres", url: chosen };
-  if (chosen === "memory" || chosen === ":memory:") return { kind: "memory" };
+  // Transcripts go in the data folder whatever the store: PostgreSQL's are recovered there like
+  // SQLite's, and the memory store's live in a folder of their process (see CoreStoreOptions).
+  const transcriptDir = join(dataDir, "transcripts");
+  if (isPostgresUrl(chosen)) return { kind: "postgres", url: chosen, transcriptDir };
+  if (chosen === "memory" || chosen === ":memory:") return { kind: "memory", transcriptDir };
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(chosen)) {
     throw new StoreError("invalid", 'database: only postgres:// URLs, "memory" or a SQLite file path are supported');
   }

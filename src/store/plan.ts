@@ -40,6 +40,11 @@ export interface RewritePlan {
   readonly changedSeqs: readonly number[];
 }
 
+/**
+ * A rewrite of the run's texts. When anything changes, the reasoning of every assistant message of
+ * the run goes too (a changed message loses it with its old text; the others lose theirs alone):
+ * reasoning is the model's own text about the answer and may restate what the rewrite removed.
+ */
 export function planRewrite(runMessages: readonly Message[], texts: readonly string[]): RewritePlan {
   const targets = runMessages.filter(isTextBearingAssistant);
   if (texts.length !== targets.length) {
@@ -48,17 +53,27 @@ export function planRewrite(runMessages: readonly Message[], texts: readonly str
       `rewrite needs one text per assistant text of the run (${targets.length}), got ${texts.length}`,
     );
   }
+  const rewritten = new Map<Message, string>();
+  targets.forEach((message, i) => {
+    const text = texts[i] as string;
+    if (text !== messageText(message)) rewritten.set(message, text);
+  });
   const updates: { id: string; parts: Part[] }[] = [];
   const removals: string[] = [];
   const changedSeqs: number[] = [];
-  targets.forEach((message, i) => {
-    const text = texts[i] as string;
-    if (text === messageText(message)) return;
-    const parts = rewriteParts(message.parts, text);
+  if (rewritten.size === 0) return { updates, removals, changedSeqs };
+  for (const message of runMessages) {
+    if (message.role !== "assistant") continue;
+    const text = rewritten.get(message);
+    let parts: Part[];
+    if (text !== undefined) parts = rewriteParts(message.parts, text);
+    else if (message.parts.some((p) => p.type === "reasoning"))
+      parts = message.parts.filter((p) => p.type !== "reasoning");
+    else continue;
     changedSeqs.push(message.seq);
     if (parts.length === 0) removals.push(message.id);
     else updates.push({ id: message.id, parts });
-  });
+  }
   return { updates, removals, changedSeqs };
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
+import { readdirSync, rmSync } from "node:fs";
 import { chmod, lstat, mkdir, mkdtemp, open, rename, rm, stat, unlink } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Message, messageText, type Part } from "../core/message.js";
 import { SerialQueue } from "./serial.js";
@@ -73,17 +73,34 @@ export function transcriptEntry(message: Message, parentUuid: string | null): Re
 export type MessagePages = () => AsyncIterable<readonly Message[]>;
 
 /**
+ * Where transcripts live:
+ * - `dir`: straight in this folder, which outlives the process like the store's data does
+ *   (SQLite's data folder, or one a caller names); a scrub withdraws a stale file there.
+ * - `processFolderIn`: in a folder of this process's own inside it, for a store whose data dies
+ *   with the process (memory) or that has no folder of its own. The folder goes on `close()`
+ *   and when the process exits; one a process that died left behind (SIGKILL) is removed by the
+ *   next store that looks in the same place, since nothing else could ever scrub it.
+ */
+export type TranscriptPlace = { readonly dir: string } | { readonly processFolderIn: string };
+
+const PROCESS_FOLDER = "gatehouse-transcripts-";
+
+/**
  * Transcript files in one private folder (0700, files 0600). Every write replaces the whole file by
  * rename, so a reader sees the old or the new transcript, never a mix; writes of one session are
  * serialized and read the store inside their turn, so the last write always reflects the latest state.
  */
 export class TranscriptFiles {
   private dir: string | undefined;
-  private createdTempDir = false;
+  private readonly processFolderIn: string | undefined;
   private readonly queues = new Map<string, SerialQueue>();
 
-  constructor(dir: string | undefined) {
-    this.dir = dir;
+  constructor(place: TranscriptPlace) {
+    if ("dir" in place) this.dir = place.dir;
+    else {
+      this.processFolderIn = place.processFolderIn;
+      removeFoldersOfDeadProcesses(place.processFolderIn);
+    }
   }
 
   pathFor(sessionId: string): string | undefined {
@@ -119,7 +136,9 @@ export class TranscriptFiles {
   }
 
   async dispose(): Promise<void> {
-    if (this.createdTempDir && this.dir) await rm(this.dir, { recursive: true, force: true });
+    if (this.processFolderIn === undefined || this.dir === undefined) return;
+    removeAtExit.delete(this.dir);
+    await rm(this.dir, { recursive: true, force: true });
   }
 
   private async writeFile(sessionId: string, pages: MessagePages): Promise<string> {
@@ -163,14 +182,53 @@ export class TranscriptFiles {
 
   private async directory(): Promise<string> {
     if (this.dir === undefined) {
-      this.dir = await mkdtemp(join(tmpdir(), "gatehouse-transcripts-"));
-      this.createdTempDir = true;
+      const root = this.processFolderIn as string;
+      await mkdir(root, { recursive: true, mode: 0o700 });
+      this.dir = await mkdtemp(join(root, `${PROCESS_FOLDER}${process.pid}-`));
+      removeAtExit.add(this.dir);
+      if (!exitHook) {
+        exitHook = true;
+        process.once("exit", () => {
+          for (const dir of removeAtExit) rmSync(dir, { recursive: true, force: true });
+        });
+      }
     }
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const info = await lstat(this.dir);
     if (!info.isDirectory()) throw new Error(`transcript folder ${this.dir} is not a directory`);
     if ((info.mode & 0o777) !== 0o700) await chmod(this.dir, 0o700);
     return this.dir;
+  }
+}
+
+/** Process folders still to remove when the process exits (one `exit` listener for them all). */
+const removeAtExit = new Set<string>();
+let exitHook = false;
+
+/**
+ * Removes the process folders under `root` whose process is gone. A folder's name carries its
+ * process id; a live process (or one of another user, which cannot be signalled) keeps its own.
+ */
+function removeFoldersOfDeadProcesses(root: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^gatehouse-transcripts-(\d+)-/.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || pid === process.pid || alive(pid)) continue;
+    rmSync(join(root, name), { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

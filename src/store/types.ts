@@ -268,8 +268,9 @@ export interface SessionStore {
   /**
    * Rewrites the run's text-bearing assistant messages; `texts` lines up with `assistantTexts(runMessages)`.
    * A changed message keeps its non-text parts, gets the new text in its first text part and loses its
-   * other text and reasoning parts; a message left with no part is removed. Summaries covering a changed
-   * message are dropped, since they were written from the old text.
+   * other text and reasoning parts; once any text changes, every other assistant message of the run loses
+   * its reasoning too. A message left with no part is removed. Summaries covering a changed message are
+   * dropped, since they were written from the old text.
    */
   rewriteRun(runId: string, texts: readonly string[]): Promise<RewriteResult>;
   /** Removes the run's assistant and tool messages and summaries covering the run; stores one assistant notice. */

@@ -19,16 +19,23 @@ describe("choosing a store", () => {
     });
   });
 
-  test("a postgres:// URL in config or in GATEHOUSE_DATABASE_URL selects PostgreSQL, config first", () => {
+  test("a postgres:// URL in config or in GATEHOUSE_DATABASE_URL selects PostgreSQL, config first; transcripts stay in the data folder", () => {
     const url = "postgres://u@db:5432/app";
-    assert.deepEqual(resolveStoreOptions({ database: url, env: {} }), { kind: "postgres", url });
-    assert.deepEqual(resolveStoreOptions({ env: { GATEHOUSE_DATABASE_URL: "postgresql://x/y" } }), {
+    const transcriptDir = "/p/.gatehouse/transcripts";
+    assert.deepEqual(resolveStoreOptions({ projectDir: "/p", database: url, env: {} }), {
+      kind: "postgres",
+      url,
+      transcriptDir,
+    });
+    assert.deepEqual(resolveStoreOptions({ projectDir: "/p", env: { GATEHOUSE_DATABASE_URL: "postgresql://x/y" } }), {
       kind: "postgres",
       url: "postgresql://x/y",
+      transcriptDir,
     });
-    assert.deepEqual(resolveStoreOptions({ database: "memory", env: { GATEHOUSE_DATABASE_URL: url } }), {
-      kind: "memory",
-    });
+    assert.deepEqual(
+      resolveStoreOptions({ projectDir: "/p", database: "memory", env: { GATEHOUSE_DATABASE_URL: url } }),
+      { kind: "memory", transcriptDir },
+    );
   });
 
   test("a relative SQLite path is taken from the project folder; other URL schemes are refused", () => {

@@ -27,19 +27,32 @@ describe("multi-part rewrite", () => {
     assert.deepEqual(rewriteParts([text("x")], ""), []);
   });
 
-  test("the plan leaves unchanged messages alone and removes messages left empty", () => {
+  test("the plan keeps unchanged texts, drops every reasoning of the run, and removes messages left empty", () => {
     const messages = [
       msg("user", [text("q")]),
-      msg("assistant", [reasoning("keep me"), text("same")]),
-      msg("assistant", [toolCall("c")]),
+      msg("assistant", [reasoning("restates it"), text("same")]),
+      msg("assistant", [reasoning("thinking"), toolCall("c")]),
       msg("tool", [toolResult("c", 1)]),
       msg("assistant", [text("to go")]),
+      msg("assistant", [reasoning("only this")]),
       msg("assistant", [text("old "), text("answer")]),
     ];
     const plan = planRewrite(messages, ["same", "", "new answer"]);
-    assert.deepEqual(plan.removals, [messages[4]?.id]);
-    assert.deepEqual(plan.updates, [{ id: messages[5]?.id, parts: [text("new answer")] }]);
-    assert.deepEqual(plan.changedSeqs, [messages[4]?.seq, messages[5]?.seq]);
+    assert.deepEqual(plan.removals, [messages[4]?.id, messages[5]?.id]);
+    assert.deepEqual(plan.updates, [
+      { id: messages[1]?.id, parts: [text("same")] },
+      { id: messages[2]?.id, parts: [toolCall("c")] },
+      { id: messages[6]?.id, parts: [text("new answer")] },
+    ]);
+    assert.deepEqual(
+      plan.changedSeqs,
+      [1, 2, 4, 5, 6].map((i) => messages[i]?.seq),
+    );
+  });
+
+  test("a plan that changes no text changes nothing, reasoning included", () => {
+    const messages = [msg("user", [text("q")]), msg("assistant", [reasoning("kept"), text("same")])];
+    assert.deepEqual(planRewrite(messages, ["same"]), { updates: [], removals: [], changedSeqs: [] });
   });
 });
 
