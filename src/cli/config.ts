@@ -120,6 +120,7 @@ export function resolvedConfig(
       from: flags.dataDir !== undefined ? "--data-dir" : env.GATEHOUSE_DATA_DIR ? "GATEHOUSE_DATA_DIR" : "default",
     },
     maxSteps: given(config.maxSteps, defaults.maxSteps),
+    subagentDepth: given(config.subagents?.maxDepth, 1),
     systemPrompt: given(config.systemPrompt, defaults.systemPrompt),
     compaction: {
       value: { ...defaults.compaction, ...config.compaction },
@@ -160,6 +161,7 @@ function render(r: ReturnType<typeof resolvedConfig>, c: Colors, { terminalJson,
   row("store", `${r.store.kind} ${t(r.store.location)}`, r.store.from);
   row("data dir", t(r.dataDir.value), r.dataDir.from);
   row("max steps", String(r.maxSteps.value), r.maxSteps.from);
+  row("sub-agents", `nest ${r.subagentDepth.value} deep at most`, r.subagentDepth.from);
   row("system prompt", t(terminalJson(r.systemPrompt.value)), r.systemPrompt.from);
   row(
     "compaction",

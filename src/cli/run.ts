@@ -138,7 +138,7 @@ export async function openGatehouse(
       store,
       tools,
       // Claude Code's Agent tool comes from the runtime; tools.allow / tools.deny decide on it too.
-      subagents: selectTools([{ name: "Agent" }], config.tools ?? {}).length > 0,
+      subagents: selectTools([{ name: "Agent" }], config.tools ?? {}).length > 0 && (settings.subagents ?? true),
       commandHooks,
       approver: options.approver,
       logger: log,

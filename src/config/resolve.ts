@@ -41,6 +41,8 @@ export interface ResolvedSettings {
   readonly database?: string;
   /** Where `database` came from (for messages and `gatehouse config`). */
   readonly databaseFrom?: typeof DATABASE_URL_ENV | "gatehouse.json";
+  /** gatehouse.json `subagents`: how deep the Agent tool may nest, when the tools allow it. */
+  readonly subagents?: { readonly maxDepth?: number };
   /** gatehouse.json `plugins` with relative file paths made absolute. */
   readonly pluginEntries: PluginEntry[];
   /** `createGatehouse`'s `config`: the project directory, limits, prompt, compaction, hook timeouts. */
@@ -89,6 +91,7 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
     ...model,
     dataDir,
     ...database,
+    ...(config.subagents === undefined ? {} : { subagents: config.subagents }),
     pluginEntries: (config.plugins ?? []).map((e) =>
       e.path !== undefined && !isAbsolute(e.path) ? { ...e, path: resolve(base, e.path) } : e,
     ),

@@ -85,6 +85,18 @@ export const GatehouseConfigSchema = z
       'Where sessions are stored: a postgres:// URL, "memory", or a SQLite file path (relative to this file\'s folder). GATEHOUSE_DATABASE_URL overrides it. Default: .gatehouse/gatehouse.db in the data folder.',
     ),
     maxSteps: z.number().int().min(1).max(1000).optional().describe("Model calls per turn at most (default 25)."),
+    subagents: z
+      .strictObject({
+        maxDepth: z
+          .number()
+          .int()
+          .min(1)
+          .max(10)
+          .optional()
+          .describe("How deep sub-agents may nest: 1 (default) lets the main agent start sub-agents that start none."),
+      })
+      .optional()
+      .describe("Sub-agents started by the Agent tool (when tools allow it)."),
     systemPrompt: z.string().optional().describe("The system prompt of every run."),
     compaction: z
       .strictObject({

@@ -59,6 +59,7 @@ interface Resolved {
   store: { kind: string; location: string; from: string };
   dataDir: { value: string; from: string };
   maxSteps: { value: number; from: string };
+  subagentDepth: { value: number; from: string };
   systemPrompt: { value: string; from: string };
   compaction: { value: { contextTokens: number; keepRecent: number }; from: string };
   tools: { allow: string[] | null; deny: string[] };
@@ -116,6 +117,7 @@ describe("gatehouse config", { concurrency: 4 }, () => {
       "store",
       "dataDir",
       "maxSteps",
+      "subagentDepth",
       "systemPrompt",
       "compaction",
       "tools",
@@ -130,6 +132,7 @@ describe("gatehouse config", { concurrency: 4 }, () => {
     assert.equal(c.configFile, "gatehouse.json");
     assert.deepEqual(c.model, { value: "scripted:echo", from: "gatehouse.json" });
     assert.deepEqual(c.maxSteps, { value: 7, from: "gatehouse.json" });
+    assert.deepEqual(c.subagentDepth, { value: 1, from: "default" });
     assert.deepEqual(c.systemPrompt, { value: "You are a helpful assistant.", from: "default" });
     assert.deepEqual(c.compaction, { value: { contextTokens: 100000, keepRecent: 6 }, from: "default" });
     assert.deepEqual(c.tools, { allow: null, deny: ["Bash"] });
