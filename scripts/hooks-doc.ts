@@ -181,8 +181,9 @@ function intro(): string {
 <!-- Generated from src/hooks/catalog.ts by \`npm run docs\` (scripts/gen-docs.ts). Do not edit by hand. -->
 
 Gatehouse fires a hook at every step of a run: the user's prompt, the model call, each tool
-call and tool result, the final answer, its delivery, the end of the run. A plugin registers
-handlers in its \`setup\`:
+call and tool result, the final answer, its delivery, the end of the run. The order in which a
+run fires them, and which gate sees which input and which reply, is in
+[the run lifecycle](lifecycle.md). A plugin registers handlers in its \`setup\`:
 
 \`\`\`ts
 import { definePlugin } from "gatehouse";
@@ -259,9 +260,26 @@ chain field of its result. Histories (\`Message[]\`) are shared, never copied, s
 conversation costs nothing extra per hook. Event fields may be added in later versions; none is
 renamed. Named types (\`Message\`, …) are described [at the end](#types).
 
-Every result is checked against the hook's strict schema: an unknown key, a wrong type or a
-malformed value makes the whole result invalid. What an invalid result, a throw or a timeout
-does is the hook's failure policy.
+A result is data. It is read once, when the handler answers, into plain objects and arrays
+(own enumerable keys, each read exactly once: a getter runs once, and what it returned is what
+is checked and used); a getter or Proxy that throws while it is read, a function, a symbol or a
+cycle makes it invalid — never a failure of the run, and what was thrown is never shown or
+logged. The copy is then checked against the hook's strict schema: an unknown key, a wrong type
+or a malformed value makes the whole result invalid. What an invalid result, a throw or a
+timeout does is the hook's failure policy.
+
+## Reasons and messages
+
+A hook that stops something may say why for itself and, separately, what the user is told:
+
+- internal, never shown, logged, stored or passed to a later hook: a gate's \`reason\`,
+  \`before_response_emit\`'s \`blockReason\`, \`message_sending\`'s \`cancelReason\`;
+- shown to the user: a gate's \`message\` and \`before_response_emit\`'s \`message\` (without one,
+  Gatehouse's own notice naming the plugin). A notice is delivered like any reply: it passes
+  \`message_sending\` (and, unless \`before_response_emit\` produced it, that gate too);
+- the tool hooks' \`blockReason\` (\`before_tool_call\`, \`after_tool_call\`) is what the *model*
+  reads in the notice that takes the call's or the output's place, and so whatever it repeats:
+  write it as you would write an error message for the user.
 
 ## Failure policy
 

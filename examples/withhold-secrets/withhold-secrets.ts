@@ -1,6 +1,7 @@
 // Withholds a tool's output when it contains credentials. after_tool_call runs before the result
 // reaches the model, the store, the terminal or any later hook: a withheld output is replaced by
-// a notice everywhere, so the secret is never persisted.
+// a notice everywhere, so the secret is never persisted. A failed call's output counts too: a
+// command that prints a secret and then exits non-zero hands it over as `error`, not `result`.
 import type { PluginDefinition } from "gatehouse";
 
 /** Shapes of common credentials: AWS access keys and secrets, private keys, password assignments. */
@@ -17,7 +18,8 @@ const plugin: PluginDefinition = {
     api.on(
       "after_tool_call",
       (event) => {
-        const output = typeof event.result === "string" ? event.result : JSON.stringify(event.result ?? "");
+        const output =
+          event.error ?? (typeof event.result === "string" ? event.result : JSON.stringify(event.result ?? ""));
         if (!CREDENTIALS.some((pattern) => pattern.test(output))) return undefined;
         // blockReason is what the model (and the user, through it) is told instead of the output.
         return { block: true, blockReason: "The output contained credentials and was withheld" };

@@ -145,7 +145,9 @@ export const EVENT_SPECS: Readonly<Record<CommandHookEvent, EventSpec>> = {
     fields: ["updatedInput", "continue", "systemMessage"],
   }),
   PostToolUse: spec("PostToolUse", { ...tool, decision: "block", fields: [...CONTEXT, "updatedToolOutput"] }),
-  PostToolUseFailure: spec("PostToolUseFailure", { ...tool, fields: CONTEXT, feedback: { claude: "model" } }),
+  // Blocking withholds the failure, as PostToolUse withholds an output: a Gatehouse extension (Claude
+  // Code's PostToolUseFailure cannot block, and its exit 2 is feedback to the model).
+  PostToolUseFailure: spec("PostToolUseFailure", { ...tool, decision: "block", fields: CONTEXT }),
   // Context on Stop sends the agent back for another pass; Code Puppy's feedback never did that.
   Stop: spec("Stop", { decision: "block", fields: CONTEXT, failureCanBlock: false, feedback: { codePuppy: "user" } }),
   SubagentStop: spec("SubagentStop", {

@@ -27,11 +27,11 @@ export interface CommandHooksPluginOptions {
 }
 
 /**
- * Claude Code's events on Gatehouse's hook engine (DESIGN §7): each event is one handler on
+ * Claude Code's events on Gatehouse's hook engine (docs/command-hooks.md): each event is one handler on
  * the runtime point it maps to, so a command hook's verdict takes effect exactly like a
- * typed plugin's — a UserPromptSubmit block cancels the turn at `before_agent_run`, a
- * PostToolUse block withholds the output, Stop fires for the top-level agent and SubagentStop
- * only inside sub-agents (by run depth).
+ * typed plugin's — a UserPromptSubmit block stops the input at `before_input` (before slash
+ * commands and claims), a PostToolUse or PostToolUseFailure block withholds the output, Stop
+ * fires for the top-level agent and SubagentStop only inside sub-agents (by run depth).
  */
 export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
   plugin: PluginDefinition;
@@ -39,7 +39,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
 } {
   const { handlers } = options;
   const configured = new Set(handlers.map((h) => h.event));
-  const promptBlocks = new Map<string, string>();
+  const promptContext = new Map<string, string>();
   const toolContext = new Map<string, string>();
   const stopBlocks = new Map<string, number>();
   // The plugin's own (sanitized) logger, handed over at setup; the approver runs only after it.
@@ -119,30 +119,35 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
           },
           opts("SessionEnd"),
         );
-      // Sub-agents get SubagentStart instead, as in Claude Code.
+      // The first thing an input meets, slash commands and claimed turns included, as in Claude Code.
+      // Sub-agents get SubagentStart instead.
       if (any("UserPromptSubmit"))
         api.on(
-          "agent_turn_prepare",
+          "before_input",
           async (e, ctx) => {
             if (ctx.depth > 0) return undefined;
             const v = await fire("UserPromptSubmit", ctx, { prompt: e.prompt }, ctx.signal);
             if (!v) return undefined;
-            if (blocks(v)) promptBlocks.set(ctx.runId, reasonOf(v));
-            return v.additionalContext ? { appendContext: v.additionalContext } : undefined;
+            if (blocks(v)) {
+              const reason = reasonOf(v);
+              // Claude Code shows a UserPromptSubmit block's reason to the user: here it is the notice.
+              return { outcome: "block", reason, message: reason, category: "UserPromptSubmit" };
+            }
+            if (v.additionalContext) promptContext.set(ctx.runId, v.additionalContext);
+            return undefined;
           },
           opts("UserPromptSubmit"),
         );
-      // The UserPromptSubmit verdict is enforced where every prompt block is: the run gate.
+      // Its context is the model's, for a turn that reaches the model.
       if (any("UserPromptSubmit"))
         api.on(
-          "before_agent_run",
+          "agent_turn_prepare",
           (_e, ctx) => {
-            const reason = promptBlocks.get(ctx.runId);
-            if (reason === undefined) return undefined;
-            promptBlocks.delete(ctx.runId);
-            return { outcome: "block", reason, message: reason, category: "UserPromptSubmit" };
+            const context = promptContext.get(ctx.runId);
+            promptContext.delete(ctx.runId);
+            return context === undefined ? undefined : { appendContext: context };
           },
-          opts("UserPromptSubmit-gate"),
+          opts("UserPromptSubmit-context"),
         );
       if (any("PreToolUse"))
         api.on(
@@ -182,8 +187,8 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
                 : await fire("PostToolUseFailure", ctx, { ...call, error: e.error }, ctx.signal);
             const context = [pre, v?.additionalContext].filter((t): t is string => !!t).join("\n\n");
             const withContext = context ? { additionalContext: context } : {};
-            if (e.error === undefined && blocks(v))
-              return { block: true, blockReason: reasonOf(v as MergedVerdict), ...withContext };
+            // A PostToolUseFailure block withholds the failure too: a Gatehouse extension (Claude Code cannot).
+            if (blocks(v)) return { block: true, blockReason: reasonOf(v as MergedVerdict), ...withContext };
             if (e.error === undefined && v?.updatedToolOutput !== undefined)
               return { result: v.updatedToolOutput, ...withContext };
             return context ? withContext : undefined;
@@ -228,7 +233,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
         api.on(
           "agent_end",
           (_e, ctx) => {
-            for (const map of [promptBlocks, stopBlocks]) map.delete(ctx.runId);
+            for (const map of [promptContext, stopBlocks]) map.delete(ctx.runId);
           },
           opts("cleanup"),
         );
@@ -250,7 +255,12 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
         api.on(
           "before_compaction",
           async (e, ctx) => {
-            const v = await fire("PreCompact", ctx, { trigger: e.trigger }, ctx.signal);
+            const v = await fire(
+              "PreCompact",
+              ctx,
+              { trigger: e.trigger, ...(e.instructions === undefined ? {} : { customInstructions: e.instructions }) },
+              ctx.signal,
+            );
             return blocks(v) ? { block: true } : undefined;
           },
           opts("PreCompact"),

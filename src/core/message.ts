@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * The message model shared by every layer: the store persists it, the runtime builds it,
- * hooks see frozen snapshots of it. Parts follow DESIGN §6.
+ * hooks see frozen snapshots of it. Parts: text, reasoning, tool calls and results, images, files.
  */
 export const TextPartSchema = z.object({ type: z.literal("text"), text: z.string() }).strict();
 export const ReasoningPartSchema = z.object({ type: z.literal("reasoning"), text: z.string() }).strict();

@@ -25,7 +25,7 @@ export type FieldRule =
   | { readonly rule: "chain" | "first" | "concat" | "intersect" | "latch" | "collect" }
   | { readonly rule: "rank"; readonly order: readonly string[] };
 
-/** Who may register the hook when the plugin is not bundled (DESIGN §4 ★). */
+/** Who may register the hook when the plugin is not bundled (docs/hooks.md, Access ★). */
 export interface HookAccess {
   readonly conversation: boolean;
   readonly promptInjection: boolean;
@@ -87,6 +87,9 @@ const ReturnedMessageSchema = z.looseObject({
 const returnedMessage = () =>
   z.custom<Message>((value) => ReturnedMessageSchema.safeParse(value).success).meta({ type: "Message" });
 const anyValue = () => z.custom<unknown>().meta({ type: "unknown" });
+const replySource = z
+  .enum(["model", "claim", "command", "notice"])
+  .describe("what the reply is: a model answer, a claim's reply, a slash command's reply, or a block notice");
 const text = z.string();
 
 const injectionEntry = z.object({ id: z.string(), text: z.string(), placement: z.enum(["prepend", "append"]) });
@@ -179,15 +182,30 @@ export const HOOKS = {
     failure: "open",
     timeoutMs: OBSERVE_MS,
     access: NONE,
-    fires: "when a user message arrives, before slash commands",
+    fires: "when a user message arrives, before the input gate and slash commands",
     event: z.object({ content: text, from: z.string().optional(), channel: z.string().optional() }),
+  }),
+  before_input: defineHook({
+    kind: "gate",
+    failure: "closed",
+    timeoutMs: GATE_MS,
+    access: NONE,
+    fires:
+      "when a run's input arrives (a prompt, or a slash command with its arguments), before slash commands and claims; a block ends the turn",
+    event: z.object({
+      prompt: text.describe("the input as the user sent it, a slash command's arguments included"),
+      command: z
+        .object({ name: text, args: text })
+        .optional()
+        .describe("set when the input is a slash command: its name (without /) and its arguments"),
+    }),
   }),
   inbound_claim: defineHook({
     kind: "claim",
     failure: "open",
     timeoutMs: GATE_MS,
     access: NONE,
-    fires: "when an inbound message arrives on a channel, before it becomes a run",
+    fires: "when an inbound message arrives on a channel, after the input gate, before it becomes an agent turn",
     event: z.object({ content: text, channel: z.string().optional() }),
     result: z.object({ handled: z.boolean(), reply: z.string().optional() }).strict(),
   }),
@@ -196,7 +214,8 @@ export const HOOKS = {
     failure: "open",
     timeoutMs: GATE_MS,
     access: CONVERSATION,
-    fires: "after slash commands, before anything model-related; a claim answers the turn without the model",
+    fires:
+      "after the input gate and slash commands, before anything model-related; a claim answers the turn without the model",
     event: z.object({ cleanedBody: text }),
     result: z
       .object({
@@ -336,15 +355,20 @@ export const HOOKS = {
       toolName: text,
       params: anyValue(),
       toolCallId: text,
-      result: anyValue().optional(),
-      error: z.string().optional(),
+      result: anyValue().optional().describe("the output of a call that succeeded"),
+      error: z
+        .string()
+        .optional()
+        .describe(
+          "set when the call failed: the error, with the output the tool printed (a non-zero exit, an MCP isError)",
+        ),
       durationMs: z.number(),
     }),
     result: z
       .object({
         result: anyValue().optional().describe("replacement tool output"),
-        block: z.boolean().optional().describe("withhold the output: a notice replaces it everywhere"),
-        blockReason: z.string().optional(),
+        block: z.boolean().optional().describe("withhold the output (or the failure): a notice replaces it everywhere"),
+        blockReason: z.string().optional().describe("user-safe; the model sees it in the notice"),
         additionalContext: z.string().optional(),
       })
       .strict(),
@@ -376,7 +400,12 @@ export const HOOKS = {
     timeoutMs: LONG_MS,
     access: NONE,
     fires: "before history is compacted (automatically or by /compact)",
-    event: z.object({ messageCount: z.number(), tokenCount: z.number(), trigger: z.enum(["auto", "manual"]) }),
+    event: z.object({
+      messageCount: z.number(),
+      tokenCount: z.number(),
+      trigger: z.enum(["auto", "manual"]),
+      instructions: z.string().optional().describe("what `/compact <instructions>` asked the summary to keep"),
+    }),
     result: z.object({ block: z.boolean().optional(), instructions: z.string().optional() }).strict(),
     rules: { block: latch, instructions: concat },
   }),
@@ -463,20 +492,25 @@ export const HOOKS = {
     timeoutMs: GATE_MS,
     access: NONE,
     blockField: "block",
-    fires: "after the final answer, before it is stored as final and delivered; sees every assistant text of the run",
+    fires:
+      "before any reply reaches the user (a model answer, a claim's reply, a command's reply, a notice), before it is stored as delivered; sees every assistant text of the run",
     event: z.object({
-      content: text.describe("the final assistant text"),
-      allContent: z.array(z.string()).describe("every assistant text of this run, oldest first"),
+      content: text.describe("the reply: the final assistant text, or the claim's, command's or notice's text"),
+      allContent: z
+        .array(z.string())
+        .describe("every assistant text of this run, oldest first (a reply other than a model answer: just it)"),
+      source: replySource,
     }),
     result: z
       .object({
         content: z.string().optional(),
         allContent: z.array(z.string()).optional(),
         block: z.boolean().optional(),
-        blockReason: z.string().optional().describe("user-facing notice"),
+        blockReason: z.string().optional().describe("internal: never shown, logged or stored"),
+        message: z.string().min(1).optional().describe("with `block`: the notice the user is shown instead"),
       })
       .strict(),
-    rules: { content: chain, allContent: chain, block: latch, blockReason: first },
+    rules: { content: chain, allContent: chain, block: latch, blockReason: first, message: first },
     normalize: normalizeResponseEmit,
   }),
   message_sending: defineHook({
@@ -485,10 +519,15 @@ export const HOOKS = {
     timeoutMs: GATE_MS,
     access: NONE,
     blockField: "cancel",
-    fires: "just before the reply is delivered",
-    event: z.object({ to: text, content: text }),
+    fires:
+      "just before any reply is delivered, after before_response_emit; what it returns is what is delivered and stored",
+    event: z.object({ to: text, content: text, source: replySource }),
     result: z
-      .object({ content: z.string().optional(), cancel: z.boolean().optional(), cancelReason: z.string().optional() })
+      .object({
+        content: z.string().optional().describe("the text delivered, and stored, instead"),
+        cancel: z.boolean().optional().describe("deliver nothing; the store keeps a notice in the reply's place"),
+        cancelReason: z.string().optional().describe("internal: never shown, logged or stored"),
+      })
       .strict(),
     rules: { content: chain, cancel: latch, cancelReason: first },
   }),

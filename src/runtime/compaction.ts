@@ -34,9 +34,10 @@ export type CompactionResult =
   | { readonly status: "blocked"; readonly pluginId: string };
 
 /**
- * DESIGN §3 step 8a: summarize all but the most recent messages. `before_compaction` may block
- * it or add instructions; the summary comes from the run's model and stands in the store for
- * the range it covers (so a later block of a covered run drops it).
+ * docs/lifecycle.md, step 10a (and /compact, step 4): summarize all but the most recent messages.
+ * `before_compaction` sees /compact's instructions and may block it or add its own; the summary
+ * comes from the run's model and stands in the store for the range it covers (so a later block
+ * of a covered run drops it).
  */
 export async function compact(
   deps: RuntimeDeps,
@@ -51,6 +52,7 @@ export async function compact(
     messageCount: range.length,
     tokenCount: estimateTokens(range),
     trigger,
+    ...(instructions === undefined ? {} : { instructions }),
   });
   if (pre.result.block) {
     return { status: "blocked", pluginId: pre.decidedBy?.pluginId ?? "" };

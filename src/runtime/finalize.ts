@@ -3,7 +3,7 @@ import type { RuntimeDeps } from "./deps.js";
 import type { RunState } from "./state.js";
 
 /**
- * The limits of DESIGN §3 step 9 on sending a final answer back, by the budget a retry counts
+ * The limits of docs/lifecycle.md step 11 on sending a final answer back, by the budget a retry counts
  * against: a plugin's `revise` at most 3 times per run, whatever a retry's `maxAttempts` says
  * (that only bounds its own instruction); Claude Code's Stop / SubagentStop blocks (retries
  * with `budget: "stop"`) at most 8 times in a row.

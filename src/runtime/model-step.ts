@@ -5,14 +5,15 @@ import { buildModelPrompt } from "./prompt.js";
 import type { RunState } from "./state.js";
 
 /**
- * One model call (DESIGN §3 steps 8b–8c): observers hear about it without being awaited; the
- * answer streams; text is forwarded live only when `liveText` (no output gate is listening).
+ * One model call (docs/lifecycle.md, steps 10b–10c): observers hear about it without being
+ * awaited; the answer streams; its text goes to `onText`, which the output door gives only
+ * while no output gate listens.
  */
 export async function callModel(
   deps: RuntimeDeps,
   state: RunState,
   tools: readonly LanguageModelV3FunctionTool[],
-  liveText: boolean,
+  onText: ((delta: string) => void) | undefined,
 ): Promise<CollectedResponse> {
   const { engine } = deps;
   const { provider, modelId, model } = state.model;
@@ -31,10 +32,7 @@ export async function callModel(
       abortSignal: state.signal,
       providerOptions: { gatehouse: { runPrompt: state.prompt, step } },
     });
-    response = await collectStream(
-      stream,
-      liveText ? (e) => e.type === "text-delta" && state.emit({ type: "text-delta", delta: e.delta }) : undefined,
-    );
+    response = await collectStream(stream, onText ? (e) => e.type === "text-delta" && onText(e.delta) : undefined);
   } catch (error) {
     engine.emit("model_call_ended", {
       provider,

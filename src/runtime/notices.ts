@@ -5,10 +5,12 @@
 export const notices = {
   promptBlocked: (pluginId: string) => `Your message was blocked by a policy (${pluginId}).`,
   responseBlocked: (pluginId: string) => `The response was blocked by a policy (${pluginId}).`,
+  notDelivered: (pluginId: string) => `The response was not delivered: a policy (${pluginId}) held it back.`,
   toolBlocked: (toolName: string, pluginId: string, reason?: string) =>
     `The ${toolName} call was blocked by a policy (${pluginId})${reason ? `: ${reason}` : "."}`,
   toolWithheld: (toolName: string, pluginId: string, reason?: string) =>
     `[The output of this ${toolName} call was withheld by a policy (${pluginId})${reason ? `: ${reason}` : ""}. The tool did run.]`,
+  subagentWithheld: "[This sub-agent's work was withheld by a policy of the agent that started it.]",
   approvalDenied: (toolName: string) => `The ${toolName} call was not approved.`,
   toolNotAllowed: (toolName: string) => `The tool ${toolName} is not available in this run.`,
   unknownTool: (toolName: string) => `There is no tool named ${toolName}.`,

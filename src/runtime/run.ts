@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type { JSONSchema7, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
-import type { Part } from "../core/message.js";
 import { childRunContext, newTraceparent, type RunContext, runWithContext } from "../hooks/run-context.js";
 import { sanitizeLogLine } from "../hooks/sanitize.js";
 import type { MergedResult } from "../hooks/types.js";
@@ -9,21 +8,21 @@ import type { Session } from "../store/types.js";
 import type { Tool } from "../tools/types.js";
 import { compact } from "./compaction.js";
 import type { RuntimeDeps } from "./deps.js";
+import { admitInput, admitPrompt, storePrompt } from "./doors/input.js";
+import { deliverAnswer, deliverReply, liveText, outputGated, writeAssistant } from "./doors/output.js";
+import { closeDanglingToolCalls, runToolCalls } from "./doors/tool.js";
+import { discardUncheckedOutput, recoverInterruptedRuns } from "./doors/unchecked.js";
 import type { EventSink } from "./events.js";
 import { askForRevision } from "./finalize.js";
 import { callModel } from "./model-step.js";
-import { notices } from "./notices.js";
-import { deliver, gateResponse } from "./output.js";
-import { type Draft, draftMessage, writeMessage } from "./persist.js";
 import { RunState } from "./state.js";
-import { runToolCalls } from "./tool-calls.js";
-import type { RunInput, RunOutcome, RunResult } from "./types.js";
-import { discardUncheckedOutput, recoverInterruptedRuns } from "./unchecked.js";
+import type { RunInput, RunResult } from "./types.js";
 
 /**
- * One run = one user turn, in the order of DESIGN §3. Each step below is one function; a step
- * that ends the turn (a slash command, a claim, a block) returns false and the run goes
- * straight to its end (step 13), which always happens once the run was admitted.
+ * One run = one user turn, in the order of docs/lifecycle.md (the step numbers below are its).
+ * Each step is one function; a step that ends the turn (a block, a slash command, a claim)
+ * returns false and the run goes straight to its end (step 13), which always happens once the
+ * run was admitted. Text reaches the user and the store only through the doors (./doors/).
  */
 export async function executeRun(
   deps: RuntimeDeps,
@@ -114,9 +113,12 @@ async function lifecycle(
     // 1.
     if (engine.hasHooks("message_received"))
       await engine.emit("message_received", { content: state.prompt, channel: context.channel });
-    if (engine.hasHooks("inbound_claim") && (await claimInbound(deps, state, context))) return result(state, sessionId);
-    // 2. Slash commands answer the turn themselves; no agent hook fires for them.
+    // 2. The input door: every input, a slash command with its arguments too, before anything acts on it.
     const command = deps.commands.parse(state.prompt);
+    if (!(await admitInput(deps, state, command))) return result(state, sessionId);
+    // 3.
+    if (engine.hasHooks("inbound_claim") && (await claimInbound(deps, state, context))) return result(state, sessionId);
+    // 4. Slash commands answer the turn themselves; no agent hook fires for them.
     if (command) {
       const reply = await deps.commands.run(command.name, command.args, {
         deps,
@@ -126,27 +128,24 @@ async function lifecycle(
           return sessionId;
         },
       });
-      state.reply = reply ?? null;
-      if (reply !== undefined) state.emit({ type: "final", text: reply });
+      if (reply !== undefined) await deliverReply(deps, state, "command", reply);
       return result(state, sessionId);
     }
-    // 3.
+    // 5.
     if (engine.hasHooks("before_agent_reply") && (await claimTurn(deps, state))) return result(state, sessionId);
-    // 4–6.
+    // 6–8.
     await prepareTurn(deps, state);
-    // 7.
+    // 9.
     if (!(await admitPrompt(deps, state))) return result(state, sessionId);
-    // 8–9.
+    // 10–11.
     await agentLoop(deps, state, context.depth);
-    // 10–12.
-    await gateResponse(deps, state);
-    if (state.outcome !== "blocked") await deliver(deps, state);
+    // 12. The output door.
+    await deliverAnswer(deps, state, "model");
   } catch (error) {
-    state.outcome = state.signal.aborted ? "cancelled" : "failed";
-    state.reply = null;
-    if (state.outcome === "failed") state.error = describeFailure(error);
+    if (state.signal.aborted) state.setStopped("cancelled");
+    else state.setStopped("failed", describeFailure(error));
     if (!outputGated(deps)) await closeDanglingToolCalls(deps, state);
-    else if (!(await discardUncheckedOutput(deps, state))) state.leftForRecovery = true;
+    else if (!(await discardUncheckedOutput(deps, state))) state.leaveForRecovery();
   } finally {
     // 13.
     await endRun(deps, state);
@@ -155,39 +154,37 @@ async function lifecycle(
 }
 
 /**
- * 1. `inbound_claim`: a channel plugin may take the message before it becomes an agent turn
- * (not conversation-gated, so it sees only this message). Its reply is delivered as is.
+ * 3. `inbound_claim`: a channel plugin may take the message before it becomes an agent turn
+ * (not conversation-gated, so it sees only this message). Its reply goes out through the
+ * output door; it is not stored, since the message never became a turn.
  */
 async function claimInbound(deps: RuntimeDeps, state: RunState, context: RunContext): Promise<boolean> {
-  if (!deps.engine.hasHooks("inbound_claim")) return false;
   const claim = await deps.engine.emit("inbound_claim", { content: state.prompt, channel: context.channel });
   if (!claim.handled) return false;
-  state.outcome = "claimed";
+  state.setClaimed();
   const reply = claim.result.reply;
-  if (reply !== undefined) {
-    state.reply = reply;
-    await deliver(deps, state);
-  }
+  if (reply !== undefined) await deliverReply(deps, state, "claim", reply);
   return true;
 }
 
-/** 3. `before_agent_reply`: a plugin may answer the turn without the model. */
+/**
+ * 5. `before_agent_reply`: a plugin may answer the turn without the model. The prompt is stored
+ * (it passed the input door), the reply as the run's answer, which the output door then delivers
+ * like any other.
+ */
 async function claimTurn(deps: RuntimeDeps, state: RunState): Promise<boolean> {
-  if (!deps.engine.hasHooks("before_agent_reply")) return false;
   const claim = await deps.engine.emit("before_agent_reply", { cleanedBody: state.prompt.trim() });
   if (!claim.handled) return false;
-  state.outcome = "claimed";
-  await writeMessage(deps, state, { role: "user", parts: [{ type: "text", text: state.prompt }] });
+  state.setClaimed();
+  await storePrompt(deps, state);
   const reply = claim.result.reply?.text;
   if (reply === undefined) return true;
-  await writeMessage(deps, state, { role: "assistant", parts: [{ type: "text", text: reply }] });
-  // A claimed reply is still an answer: the output gates apply to it as to any other.
-  await gateResponse(deps, state);
-  if ((state.outcome as RunOutcome) !== "blocked") await deliver(deps, state);
+  await writeAssistant(deps, state, [{ type: "text", text: reply }]);
+  await deliverAnswer(deps, state, "claim");
   return true;
 }
 
-/** 4–6. Model choice, injected context, prompt assembly. Nothing here is stored. */
+/** 6–8. Model choice, injected context, prompt assembly. Nothing here is stored. */
 async function prepareTurn(deps: RuntimeDeps, state: RunState): Promise<void> {
   const { engine } = deps;
   const { prompt } = state;
@@ -240,70 +237,26 @@ async function prepareTurn(deps: RuntimeDeps, state: RunState): Promise<void> {
 }
 
 /**
- * 7. `before_agent_run`: the last word before the model. A block cancels the turn: no model
- * call, no finalize; only a notice is stored in place of the prompt, and queued injections
- * wait for the next run. A pass stores the user's own words (never the injected context).
+ * 10–11. Model and tools, step by step, until a final answer that no finalize hook sends back.
+ * A step with tool calls goes through the tool door, which stores the step's message once its
+ * calls were decided; a final answer is stored as it is, to be gated by the output door.
  */
-async function admitPrompt(deps: RuntimeDeps, state: RunState): Promise<boolean> {
-  const priors = state.priorMessages.map(
-    (m): Draft => ({ role: m.role, parts: [{ type: "text", text: m.text }], metadata: { prior: true } }),
-  );
-  const gate = await deps.engine.emit("before_agent_run", {
-    prompt: state.prompt,
-    modelPrompt: state.modelPromptText(),
-    messages: priors.length ? [...state.history, ...priors.map((d) => draftMessage(state, d))] : state.history,
-    systemPrompt: state.systemPrompt(),
-  });
-  // A run cancelled while its gate was deciding is cancelled, not blocked.
-  state.signal.throwIfAborted();
-  if (gate.outcome === "block") {
-    const { by } = gate;
-    const notice = gate.message ?? notices.promptBlocked(by.pluginId);
-    await deps.store.blockPrompt(state.runId, {
-      notice,
-      blockedBy: by.pluginId,
-      hook: by.hook,
-      ...(gate.category === undefined ? {} : { category: gate.category }),
-    });
-    state.outcome = "blocked";
-    state.blockedBy = { pluginId: by.pluginId, hook: by.hook, ...(gate.category ? { category: gate.category } : {}) };
-    state.reply = notice;
-    state.emit({ type: "blocked", hook: by.hook, pluginId: by.pluginId, message: notice });
-    return false;
-  }
-  // The caller's earlier turns, now that the gate has seen them: stored with this run, before its prompt.
-  for (const prior of priors) await writeMessage(deps, state, prior);
-  await writeMessage(deps, state, { role: "user", parts: [{ type: "text", text: state.prompt }] });
-  if (state.injections.length)
-    await deps.store.commitInjections(
-      state.runId,
-      state.injections.map((i) => i.id),
-    );
-  return true;
-}
-
-/** 8–9. Model and tools, step by step, until a final answer that no finalize hook sends back. */
 async function agentLoop(deps: RuntimeDeps, state: RunState, depth: number): Promise<void> {
   const tools = availableTools(deps, state, depth);
   const modelTools = publishTools([...tools.values()]);
-  const liveText = !outputGated(deps);
+  const onText = liveText(deps, state);
   const { compaction, maxSteps } = deps.config;
   while (state.steps < maxSteps) {
     state.signal.throwIfAborted();
     if (state.historyTokens() > compaction.contextTokens) await compact(deps, state, "auto");
-    const response = await callModel(deps, state, modelTools, liveText);
-    if (response.parts.length) await writeMessage(deps, state, { role: "assistant", parts: response.parts });
+    const response = await callModel(deps, state, modelTools, onText);
     if (response.toolCalls.length) {
-      await runToolCalls(deps, state, response.toolCalls, tools);
+      await runToolCalls(deps, state, response, tools);
       continue;
     }
+    await writeAssistant(deps, state, response.parts);
     if (!deps.engine.hasHooks("before_agent_finalize") || !(await askForRevision(deps, state))) return;
   }
-}
-
-/** Whether an output gate has a handler: then no output counts until the gates passed it. */
-function outputGated(deps: RuntimeDeps): boolean {
-  return deps.engine.hasHooks("before_response_emit") || deps.engine.hasHooks("message_sending");
 }
 
 /**
@@ -401,33 +354,6 @@ function availableTools(deps: RuntimeDeps, state: RunState, depth: number): Read
   return new Map(
     [...deps.tools].filter(([name]) => (!allow || allow.includes(name)) && (name !== "Agent" || nestingAllowed)),
   );
-}
-
-/**
- * A run that stopped between a tool call and its result would leave history the providers
- * reject; each unanswered call gets an error result saying the run ended. (With an output gate
- * the calls go with the run's unchecked output instead.)
- */
-async function closeDanglingToolCalls(deps: RuntimeDeps, state: RunState): Promise<void> {
-  const answered = new Set<string>();
-  const calls: Part[] = [];
-  for (const m of state.runMessages)
-    for (const p of m.parts) {
-      if (p.type === "tool_result") answered.add(p.toolCallId);
-      if (p.type === "tool_call") calls.push(p);
-    }
-  for (const call of calls) {
-    if (call.type !== "tool_call" || answered.has(call.toolCallId)) continue;
-    const output = `The run ended (${state.outcome}) before this call finished.`;
-    await deps.store
-      .appendMessage({
-        sessionId: state.sessionId,
-        runId: state.runId,
-        role: "tool",
-        parts: [{ type: "tool_result", toolCallId: call.toolCallId, toolName: call.toolName, output, isError: true }],
-      })
-      .catch((error: unknown) => deps.logger.warn(`could not close tool call: ${(error as Error).name}`));
-  }
 }
 
 const deprecationWarned = new WeakSet<RuntimeDeps>();

@@ -53,7 +53,7 @@ const BUILT_IN: Record<string, Command> = {
 };
 
 /**
- * Slash commands (DESIGN §3 step 2): built-ins plus those plugins register. A prompt is a
+ * Slash commands (docs/lifecycle.md, step 4): built-ins plus those plugins register. A prompt is a
  * command only when its first word names one; "/etc/hosts, explain" stays an ordinary prompt.
  */
 export class SlashCommands {

@@ -6,7 +6,7 @@ import { charsToTokens, messageChars } from "./compaction.js";
 import type { ResolvedModel } from "./deps.js";
 import type { EventSink } from "./events.js";
 import type { RevisionBudget } from "./finalize.js";
-import type { BlockedBy, PriorMessage, RunOutcome } from "./types.js";
+import type { BlockedBy, PriorMessage, ProgressEvent, RunOutcome, TextEvent } from "./types.js";
 
 /** Model-only text assembled from hooks and queued injections: never stored as the user's words. */
 export interface PromptContext {
@@ -41,26 +41,88 @@ export class RunState {
   readonly revisionCounts: Record<RevisionBudget, number> = { revise: 0, stop: 0 };
   steps = 0;
   usage: ModelUsage | undefined;
-  outcome: RunOutcome = "completed";
-  reply: string | null = null;
-  blockedBy: BlockedBy | undefined;
-  error: string | undefined;
   /** The caller's earlier turns (`RunInput.priorMessages`), stored only once the prompt passed its gate. */
   priorMessages: readonly PriorMessage[] = [];
   /** A model spec chosen by the caller for this run (an agent profile). */
   modelSpec: string | undefined;
-  /** Its unchecked output could not be removed: the run stays "running" for recovery to finish. */
-  leftForRecovery = false;
+  // How the run ends and what it delivered: changed only through the methods below.
+  #outcome: RunOutcome = "completed";
+  #reply: string | null = null;
+  #blockedBy: BlockedBy | undefined;
+  #error: string | undefined;
+  #leftForRecovery = false;
+  readonly #sink: EventSink;
 
   constructor(
     readonly sessionId: string,
     readonly runId: string,
     readonly prompt: string,
     readonly signal: AbortSignal,
-    readonly emit: EventSink,
+    sink: EventSink,
     systemPrompt: string,
   ) {
+    this.#sink = sink;
     this.context = { systemPrompt, prepend: [], append: [], systemPrepend: [], systemAppend: [] };
+  }
+
+  get outcome(): RunOutcome {
+    return this.#outcome;
+  }
+
+  /** The delivered text, or null when nothing was delivered. */
+  get reply(): string | null {
+    return this.#reply;
+  }
+
+  get blockedBy(): BlockedBy | undefined {
+    return this.#blockedBy;
+  }
+
+  get error(): string | undefined {
+    return this.#error;
+  }
+
+  /** Its unchecked output could not be removed: the run stays "running" for recovery to finish. */
+  get leftForRecovery(): boolean {
+    return this.#leftForRecovery;
+  }
+
+  /** Progress anyone may report. Text for the user goes through the doors (`emitText`). */
+  emit(event: ProgressEvent): void {
+    this.#sink(event);
+  }
+
+  /** Events that carry text a user sees: only the doors (src/runtime/doors/) call this. */
+  emitText(event: TextEvent): void {
+    this.#sink(event);
+  }
+
+  /** A claim answered the turn (its reply, if any, is delivered by the output door). */
+  setClaimed(): void {
+    this.#outcome = "claimed";
+  }
+
+  /** What the output door delivered; null when nothing was. */
+  setDelivered(text: string | null): void {
+    this.#reply = text;
+  }
+
+  /** A gate blocked the run; `notice` is what the output door delivered in its place (null: nothing). */
+  setBlocked(by: BlockedBy, notice: string | null): void {
+    this.#outcome = "blocked";
+    this.#blockedBy = by;
+    this.#reply = notice;
+  }
+
+  /** The run stopped before its end: cancelled, or failed with a sanitized one-line error. Nothing is delivered. */
+  setStopped(outcome: "cancelled" | "failed", error?: string): void {
+    this.#outcome = outcome;
+    this.#reply = null;
+    this.#error = outcome === "failed" ? error : undefined;
+  }
+
+  leaveForRecovery(): void {
+    this.#leftForRecovery = true;
   }
 
   setHistory(messages: readonly Message[]): void {

@@ -91,6 +91,14 @@ export type RunEvent =
   | { readonly type: "final"; readonly text: string }
   | { readonly type: "run-end"; readonly result: RunResult };
 
+/** Run events that carry text a user sees (an answer, a notice, a tool's input or output): emitted only by the doors. */
+export type TextEvent = Extract<
+  RunEvent,
+  { readonly type: "text-delta" | "final" | "blocked" | "tool-call" | "tool-blocked" | "tool-result" }
+>;
+/** Every other event: progress without content. `run-end` is the runtime's own. */
+export type ProgressEvent = Exclude<RunEvent, TextEvent | { readonly type: "run-end" }>;
+
 export type ApprovalDecision = "allow-once" | "allow-always" | "deny";
 
 export interface ApprovalRequest {

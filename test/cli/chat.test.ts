@@ -180,7 +180,7 @@ describe("gatehouse chat (stdin piped: plain output)", { concurrency: 4 }, () =>
       input: "tell me\n",
     });
     assert.equal(blocked.code, 0, blocked.stderr);
-    assert.equal(blocked.stdout, "⛔ blocked by command-hooks (before_agent_run): prompts like this are not allowed\n");
+    assert.equal(blocked.stdout, "⛔ blocked by command-hooks (before_input): prompts like this are not allowed\n");
 
     const onlyAsk = JSON.stringify({
       hooks: { PreToolUse: [{ matcher: "Read", hooks: [{ type: "command", command: `echo '${ASK}'` }] }] },

@@ -130,7 +130,7 @@ describe("gatehouse run", { concurrency: 4 }, () => {
     assert.equal(result.reply, "prompts like this are not allowed");
     assert.deepEqual(result.blockedBy, {
       pluginId: "command-hooks",
-      hook: "before_agent_run",
+      hook: "before_input",
       category: "UserPromptSubmit",
     });
 

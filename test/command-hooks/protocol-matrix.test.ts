@@ -31,11 +31,12 @@ const has = (e: CommandHookEvent, f: "continue" | "systemMessage") => EVENT_SPEC
 const cpContextEvents = new Set<CommandHookEvent>(["PreToolUse", "UserPromptSubmit", "SessionStart"]);
 
 /**
- * Non-blocking stderr. Claude Code: shown to the user, except on PostToolUseFailure (shown to
- * Claude) and Notification (ignored). Code Puppy "feeds it back to the agent": model context
- * wherever the event has a place for it — but not on Stop, where context would mean another pass.
+ * Non-blocking stderr. Claude Code: shown to the user, except on Notification (ignored); its
+ * PostToolUseFailure shows exit 2's stderr to Claude, where Gatehouse's can block (exit 2
+ * withholds the failure, the stderr its reason). Code Puppy "feeds it back to the agent": model
+ * context wherever the event has a place for it — but not on Stop, where context would mean
+ * another pass.
  */
-const CLAUDE_FEEDBACK_TO_MODEL = new Set<CommandHookEvent>(["PostToolUseFailure"]);
 const CLAUDE_FEEDBACK_IGNORED = new Set<CommandHookEvent>(["Notification"]);
 const CP_FEEDBACK_TO_MODEL = new Set<CommandHookEvent>([
   "SessionStart",
@@ -47,8 +48,7 @@ const CP_FEEDBACK_TO_MODEL = new Set<CommandHookEvent>([
 ]);
 const fedBack = (d: Dialect, e: CommandHookEvent, text: string): NormalizedVerdict => {
   if (d === "code-puppy") return CP_FEEDBACK_TO_MODEL.has(e) ? { additionalContext: text } : { feedback: text };
-  if (CLAUDE_FEEDBACK_IGNORED.has(e)) return {};
-  return CLAUDE_FEEDBACK_TO_MODEL.has(e) ? { additionalContext: text } : { feedback: text };
+  return CLAUDE_FEEDBACK_IGNORED.has(e) ? {} : { feedback: text };
 };
 
 const CASES: Case[] = [

@@ -24,7 +24,7 @@ describe("examples/audit-logger", () => {
     assert.equal(run.results[1]?.stdout, "I can't share secrets.\n");
   });
 
-  test("the log has message_sent and agent_end for the completed run, agent_end for the blocked one", () => {
+  test("the log has message_sent and agent_end for each run: the blocked one's notice was delivered too", () => {
     const log = run.results[2]?.stdout ?? "";
     const lines = log
       .trim()
@@ -35,12 +35,14 @@ describe("examples/audit-logger", () => {
       [
         ["message_sent", null],
         ["agent_end", "completed"],
+        ["message_sent", null],
         ["agent_end", "blocked"],
       ],
     );
     assert.equal(lines[0]?.runId, lines[1]?.runId);
+    assert.equal(lines[2]?.runId, lines[3]?.runId);
     assert.equal(lines[0]?.success, true);
-    assert.notEqual(lines[1]?.sessionId, lines[2]?.sessionId);
+    assert.notEqual(lines[1]?.sessionId, lines[3]?.sessionId);
     for (const content of ["agenda", "secret launch", "Here is my answer", "can't share"])
       assert.ok(!log.includes(content), `the log holds "${content}"`);
   });

@@ -14,14 +14,15 @@ describe("examples/withhold-secrets", () => {
   });
   after(() => run.remove());
 
-  test("both variants (plugin and PostToolUse shell hook) replace the output with the notice", () => {
-    assert.equal(run.results.length, 2);
+  test("both variants (plugin and shell hook) replace the output with the notice, of a call that failed too", () => {
+    assert.equal(run.results.length, 4);
     run.results.forEach((r, i) => {
       assert.equal(r.code, 0, r.stderr);
-      const by = i === 0 ? "withhold-secrets" : "command-hooks";
+      const by = i % 2 === 0 ? "withhold-secrets" : "command-hooks";
+      const lead = i < 2 ? "The deploy settings tool returned" : "The failing command returned";
       assert.equal(
         r.stdout,
-        `The deploy settings tool returned: [The output of this Bash call was withheld by a policy (${by}): The output contained credentials and was withheld. The tool did run.]\n`,
+        `${lead}: [The output of this Bash call was withheld by a policy (${by}): The output contained credentials and was withheld. The tool did run.]\n`,
       );
       for (const secret of SECRETS) assert.ok(!`${r.stdout}${r.stderr}`.includes(secret));
     });
@@ -37,9 +38,13 @@ describe("examples/withhold-secrets", () => {
         );
       const audit = await gatehouse(["audit", "--json"], { cwd: join(run.root, folder) });
       const records = JSON.parse(audit.stdout) as { hook: string; pluginId: string; outcome: string }[];
+      const by = i === 0 ? "withhold-secrets" : "command-hooks";
       assert.deepEqual(
         records.map((r) => [r.hook, r.pluginId, r.outcome]),
-        [["after_tool_call", i === 0 ? "withhold-secrets" : "command-hooks", "block"]],
+        [
+          ["after_tool_call", by, "block"],
+          ["after_tool_call", by, "block"],
+        ],
       );
     }
   });

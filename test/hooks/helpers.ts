@@ -47,4 +47,8 @@ export function deferred<T = void>() {
 }
 
 export const toolEvent = { toolName: "Bash", params: { command: "ls" }, toolCallId: "call_1" };
-export const emitEvent = (content: string, earlier: string[] = []) => ({ content, allContent: [...earlier, content] });
+export const emitEvent = (content: string, earlier: string[] = []) => ({
+  content,
+  allContent: [...earlier, content],
+  source: "model" as const,
+});

@@ -138,7 +138,11 @@ describe("modify: field rules", () => {
       originals.push(event.original.content);
       return { content: event.content.replace("555-1234", "[phone]") };
     });
-    const outcome = await engine.emit("message_sending", { to: "u", content: "mail a@b.c or call 555-1234" });
+    const outcome = await engine.emit("message_sending", {
+      to: "u",
+      content: "mail a@b.c or call 555-1234",
+      source: "model",
+    });
     assert.equal(outcome.result.content, "mail [email] or call [phone]");
     assert.deepEqual(originals, ["mail a@b.c or call 555-1234"]);
   });
@@ -198,7 +202,7 @@ describe("modify: field rules", () => {
     const { engine } = engineWithLog();
     engine.on("a", "message_sending", () => ({ cancel: false }));
     engine.on("b", "message_sending", () => ({ content: "rewritten" }));
-    const outcome = await engine.emit("message_sending", { to: "u", content: "x" });
+    const outcome = await engine.emit("message_sending", { to: "u", content: "x", source: "model" });
     assert.deepEqual(outcome.result, { content: "rewritten" });
     assert.equal(outcome.decidedBy, undefined);
   });

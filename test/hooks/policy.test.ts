@@ -79,7 +79,7 @@ describe("failure policy", () => {
   test("fail-closed hook: an invalid result (unknown key) blocks", async () => {
     const { engine } = engineWithLog();
     engine.on("typo", "message_sending", () => ({ contnet: "x" }) as never);
-    const outcome = await engine.emit("message_sending", { to: "u", content: "x" });
+    const outcome = await engine.emit("message_sending", { to: "u", content: "x", source: "model" });
     assert.equal(outcome.result.cancel, true);
     assert.deepEqual(outcome.decidedBy, { hook: "message_sending", pluginId: "typo", cause: "invalid" });
   });

@@ -88,7 +88,7 @@ export default {
       { path: "./redact.ts", config: { word: "secret" }, hooks: { timeouts: { message_sending: 1234 } } },
     ]);
     assert.deepEqual(diagnostics, []);
-    const outcome = await engine.emit("message_sending", { to: "u", content: "a secret here" });
+    const outcome = await engine.emit("message_sending", { to: "u", content: "a secret here", source: "model" });
     assert.equal(outcome.result.content, "a *** here");
     assert.equal(engine.registrations("message_sending")[0]?.timeoutMs, 1234);
     assert.deepEqual(
@@ -136,7 +136,10 @@ export default {
       { path: "word.mjs", id: "word-a", config: "a" },
       { path: "word.mjs", id: "word-b", config: "b" },
     ]);
-    assert.equal((await engine.emit("message_sending", { to: "u", content: "abc" })).result.content, "##c");
+    assert.equal(
+      (await engine.emit("message_sending", { to: "u", content: "abc", source: "model" })).result.content,
+      "##c",
+    );
   });
 
   test("a disabled entry is listed and not loaded", async () => {

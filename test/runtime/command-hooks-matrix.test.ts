@@ -13,7 +13,7 @@ import type { Tool } from "../../src/tools/types.js";
 import { plugin, promptText, testGatehouse } from "./helpers.js";
 
 /**
- * The command-hook matrix at run level (DESIGN §7): every event × every outcome form a hook
+ * The command-hook matrix at run level (docs/command-hooks.md): every event × every outcome form a hook
  * can give × both exit-code dialects × two real interpreters. Each case configures one
  * handler (fixtures/matrix-hook.sh or its node twin) on one event through `--settings`,
  * drives a scripted run that reaches the event, and checks what the run did — not what the
@@ -323,22 +323,30 @@ const MATRIX: Record<CommandHookEvent, Row> = {
     },
   },
 
+  // Blocking withholds the failure as PostToolUse withholds an output: a Gatehouse extension.
   PostToolUseFailure: {
     reach: REACH.failingTool,
+    blockMeans: "the failure withheld from the model, the reply and the store",
     check(e, o) {
       assert.equal(o.result.outcome, "completed");
       assert.equal(o.probeRuns, 1);
-      assert.ok(o.prompts[1]?.includes(FAILURE), "the model sees the error");
       assert.equal(payloadOf(o, "PostToolUseFailure").error, FAILURE);
+      if (e.kind === "block") {
+        assert.ok(o.prompts[1]?.includes(e.reason), "the notice carries the reason");
+        assert.ok(!o.prompts[1]?.includes(FAILURE), "the model never sees the failure");
+        assert.doesNotMatch(o.stored, new RegExp(FAILURE), "the failure is never stored");
+        return;
+      }
+      assert.ok(o.prompts[1]?.includes(FAILURE), "the model sees the error");
       if (e.kind === "context") assert.ok(o.prompts[1]?.includes(e.text), "the context is next to the error");
     },
     forms: {
       silent: [none, none],
       stdout: [none, none],
-      exit1: [none, context(STDERR)],
-      exit2: [context(STDERR), context(STDERR)],
-      block: [none, none],
-      continue: [none, none],
+      exit1: [none, block(STDERR)],
+      exit2: [block(STDERR), context(STDERR)],
+      block: [block(REASON), block(REASON)],
+      continue: [block(STOP), block(STOP)],
       context: [context(CONTEXT), none],
     },
   },

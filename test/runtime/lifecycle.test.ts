@@ -92,8 +92,15 @@ describe("before_agent_run (gate)", () => {
     assert.equal(result.reply, "That request is not allowed.");
     assert.deepEqual(result.blockedBy, { pluginId: "firewall", hook: "before_agent_run", category: "injection" });
     assert.equal(calls.length, 0);
-    for (const hook of ["llm_input", "llm_output", "before_agent_finalize", "before_response_emit"] as const)
+    for (const hook of ["llm_input", "llm_output", "before_agent_finalize"] as const)
       assert.equal(rec.count(hook), 0, hook);
+    // The notice is delivered through the output door like any reply.
+    const emitted = rec.firings
+      .filter((f) => f.hook === "before_response_emit")
+      .map(({ event: { content, allContent, source } }) => ({ content, allContent, source }));
+    assert.deepEqual(emitted, [
+      { content: "That request is not allowed.", allContent: ["That request is not allowed."], source: "notice" },
+    ]);
     const messages = await store.runMessages(result.runId);
     assert.equal(messages.length, 1);
     assert.equal(messages[0]?.role, "user");

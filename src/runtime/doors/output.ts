@@ -1,63 +1,92 @@
-import { currentRunContext } from "../hooks/run-context.js";
-import { assistantTexts } from "../store/plan.js";
-import type { RuntimeDeps } from "./deps.js";
-import { notices } from "./notices.js";
-import type { RunState } from "./state.js";
+import type { Part } from "../../core/message.js";
+import { assistantTexts } from "../../store/plan.js";
+import type { RuntimeDeps } from "../deps.js";
+import { notices } from "../notices.js";
+import type { RunState } from "../state.js";
+import { applyBlock } from "./block.js";
+import { announceDelivery, gateReply, type ReplySource } from "./gates.js";
+import { writeMessage } from "./persist.js";
 
 /**
- * DESIGN §3 step 10: the response gate sees the final text and every assistant text of the run,
- * and may rewrite them or block. Its verdict is applied to the store by run id before anything
- * is delivered. Sets `state.reply` (what delivery will carry) and, on a block, the outcome.
+ * The output door (docs/lifecycle.md, steps 10–12). Every text a user is given — a model's
+ * answer, a claim's reply, a slash command's reply, a block notice — goes through here:
+ * `before_response_emit`, then `message_sending`, then delivery (the `final` event and the run's
+ * reply), and the store keeps exactly what was delivered. The assistant messages of a run are
+ * written here too, and text streams live from here only while no output gate listens.
  */
-export async function gateResponse(deps: RuntimeDeps, state: RunState): Promise<void> {
-  const allContent = assistantTexts(state.runMessages);
-  const content = allContent.at(-1) ?? "";
-  if (!deps.engine.hasHooks("before_response_emit")) {
-    state.reply = content;
-    return;
-  }
-  const outcome = await deps.engine.emit("before_response_emit", { content, allContent });
-  state.signal.throwIfAborted();
-  const { result, decidedBy } = outcome;
-  if (result.block && decidedBy) {
-    const notice = result.blockReason || notices.responseBlocked(decidedBy.pluginId);
-    await deps.store.blockRun(state.runId, { notice, blockedBy: decidedBy.pluginId, hook: decidedBy.hook });
-    state.outcome = "blocked";
-    state.blockedBy = { pluginId: decidedBy.pluginId, hook: decidedBy.hook };
-    state.reply = notice;
-    state.emit({ type: "blocked", hook: decidedBy.hook, pluginId: decidedBy.pluginId, message: notice });
-    return;
-  }
-  const rewritten = result.allContent;
-  if (rewritten?.some((text, i) => text !== allContent[i])) {
-    await deps.store.rewriteRun(state.runId, rewritten);
-  }
-  state.reply = result.content ?? content;
+
+/** Whether an output gate has a handler: then no text counts, or is shown, until the gates passed it. */
+export function outputGated(deps: RuntimeDeps): boolean {
+  return deps.engine.hasHooks("before_response_emit") || deps.engine.hasHooks("message_sending");
 }
 
 /**
- * DESIGN §3 steps 11–12: the delivery gate may rewrite what is sent or cancel the delivery;
- * then the reply is delivered (the `final` event) and `message_sent` observes it.
+ * Where the model's text goes as it streams: to the user at once when no output gate listens;
+ * otherwise nowhere (held back), and the text arrives once, gated, as `final`.
  */
-export async function deliver(deps: RuntimeDeps, state: RunState): Promise<void> {
-  const { engine } = deps;
-  let text = state.reply ?? "";
-  if (engine.hasHooks("message_sending")) {
-    const outcome = await engine.emit("message_sending", { to: audience(), content: text });
-    state.signal.throwIfAborted();
-    if (outcome.result.cancel) {
-      state.reply = null;
+export function liveText(deps: RuntimeDeps, state: RunState): ((delta: string) => void) | undefined {
+  if (outputGated(deps)) return undefined;
+  return (delta) => state.emitText({ type: "text-delta", delta });
+}
+
+/** Stores an assistant message of the run: the model's, or a claim's reply. Gated when the run's answer is delivered. */
+export async function writeAssistant(deps: RuntimeDeps, state: RunState, parts: readonly Part[]): Promise<void> {
+  if (parts.length) await writeMessage(deps, state, { role: "assistant", parts });
+}
+
+/**
+ * Delivers the run's answer — its stored assistant texts, the last of them the reply — and
+ * makes the store hold what was delivered: a rewrite stored rewritten (which drops the run's
+ * reasoning), a block stored as its notice, a cancelled delivery as a notice saying so.
+ */
+export async function deliverAnswer(deps: RuntimeDeps, state: RunState, source: "model" | "claim"): Promise<void> {
+  const texts = assistantTexts(state.runMessages);
+  const gated = await gateReply(deps, state, { source, text: texts.at(-1) ?? "", allContent: texts });
+  switch (gated.kind) {
+    case "blocked":
+      await applyBlock(deps, state, { kind: "answer", by: gated.by, notice: gated.notice });
+      return;
+    case "cancelled": {
+      const { by } = gated;
+      const status = state.outcome === "claimed" ? "claimed" : "completed";
+      const notice = notices.notDelivered(by.pluginId);
+      await deps.store.blockRun(state.runId, { notice, blockedBy: by.pluginId, hook: by.hook, status });
+      state.setDelivered(null);
       return;
     }
-    text = outcome.result.content ?? text;
+    case "delivered": {
+      if (texts.length === 0 && gated.text !== "")
+        await writeAssistant(deps, state, [{ type: "text", text: gated.text }]);
+      else if (gated.allContent.some((text, i) => text !== texts[i]))
+        await deps.store.rewriteRun(state.runId, gated.allContent);
+      await deliver(deps, state, gated.text);
+      return;
+    }
   }
-  state.reply = text;
-  state.emit({ type: "final", text });
-  if (engine.hasHooks("message_sent"))
-    await engine.emit("message_sent", { to: audience(), content: text, success: true });
 }
 
-/** A sub-agent's answer goes to the parent agent, not to the user. */
-function audience(): string {
-  return (currentRunContext()?.depth ?? 0) > 0 ? "parent" : "user";
+/** Delivers a reply the store does not keep: a slash command's, an inbound claim's. */
+export async function deliverReply(
+  deps: RuntimeDeps,
+  state: RunState,
+  source: ReplySource,
+  text: string,
+): Promise<void> {
+  const gated = await gateReply(deps, state, { source, text });
+  switch (gated.kind) {
+    case "blocked":
+      await applyBlock(deps, state, { kind: "reply", by: gated.by, notice: gated.notice });
+      return;
+    case "cancelled":
+      state.setDelivered(null);
+      return;
+    case "delivered":
+      await deliver(deps, state, gated.text);
+  }
+}
+
+async function deliver(deps: RuntimeDeps, state: RunState, text: string): Promise<void> {
+  state.setDelivered(text);
+  state.emitText({ type: "final", text });
+  await announceDelivery(deps, text);
 }

@@ -1,6 +1,6 @@
-import type { Message, Part, Role } from "../core/message.js";
-import type { RuntimeDeps } from "./deps.js";
-import type { RunState } from "./state.js";
+import type { Message, Part, Role } from "../../core/message.js";
+import type { RuntimeDeps } from "../deps.js";
+import type { RunState } from "../state.js";
 
 export interface Draft {
   readonly role: Exclude<Role, "summary">;
@@ -9,7 +9,7 @@ export interface Draft {
 }
 
 /**
- * The last stop before the store (DESIGN §3 8e): `tool_result_persist` for tool results, then
+ * The last stop before the store (docs/lifecycle.md, "Whenever a message is stored"): `tool_result_persist` for tool results, then
  * `before_message_write` for every message, both synchronous. A write blocked there is not
  * stored; `onBlocked` may offer a replacement (a tool result the model still needs).
  */

@@ -1,11 +1,25 @@
-import type { Part } from "../core/message.js";
-import type { CollectedToolCall } from "../models/collect.js";
-import type { Tool, ToolContext } from "../tools/types.js";
-import { requestApproval } from "./approvals.js";
-import type { RuntimeDeps } from "./deps.js";
-import { notices } from "./notices.js";
+import type { Part } from "../../core/message.js";
+import type { CollectedResponse, CollectedToolCall } from "../../models/collect.js";
+import type { Tool, ToolContext } from "../../tools/types.js";
+import { requestApproval } from "../approvals.js";
+import type { RuntimeDeps } from "../deps.js";
+import { notices } from "../notices.js";
+import type { RunState } from "../state.js";
+import { applyBlock } from "./block.js";
+import { writeAssistant } from "./output.js";
 import { writeMessage } from "./persist.js";
-import type { RunState } from "./state.js";
+
+/**
+ * The tool door (docs/lifecycle.md, step 8d–8f). A call runs only past `before_tool_call` (and an
+ * approval when one is asked); its output, success or failure, reaches the model, the store,
+ * the terminal and later hooks only past `after_tool_call` (command hooks `PostToolUse` and
+ * `PostToolUseFailure`), which may rewrite or withhold it. The model's message is stored after
+ * its calls were decided, each call with the input it ran with — a rewrite's, or a placeholder
+ * for a call that did not run — so an input a policy refused is never written anywhere.
+ */
+
+/** The stored input of a call that did not run (blocked, denied, unknown or malformed). */
+export const NOT_RUN_INPUT: Readonly<Record<string, never>> = Object.freeze({});
 
 interface ToolOutcome {
   readonly output: unknown;
@@ -14,48 +28,73 @@ interface ToolOutcome {
   readonly additionalContext?: string;
 }
 
+/** Each call that started, by id: the input it runs with. */
+type Started = Map<string, unknown>;
+
 /**
- * Runs the tool calls of one model step and stores their results, in call order. Calls run
- * concurrently only when every tool of the step says it may; a run that stops waits for all of
- * them, so no call (or sub-agent run) goes on after its run ended.
+ * Runs the tool calls of one model step, then stores the step's assistant message and the
+ * results, in call order. Calls run concurrently only when every tool of the step says it may;
+ * a run that stops waits for all of them, so no call (or sub-agent run) goes on after its run.
+ * A run that stops mid-step still stores the message (the calls that started did run), and its
+ * end answers or removes the calls left without a result.
  */
 export async function runToolCalls(
   deps: RuntimeDeps,
   state: RunState,
-  calls: readonly CollectedToolCall[],
+  response: Pick<CollectedResponse, "parts" | "toolCalls">,
   available: ReadonlyMap<string, Tool>,
 ): Promise<void> {
+  const calls = response.toolCalls;
   const parallel = calls.length > 1 && calls.every((c) => available.get(c.toolName)?.parallel === true);
+  const started: Started = new Map();
   const outcomes: ToolOutcome[] = [];
-  if (parallel) {
-    const settled = await Promise.allSettled(
-      calls.map((call) => runToolCall(deps, state, call, available.get(call.toolName))),
-    );
-    for (const s of settled) {
-      if (s.status === "rejected") throw s.reason;
-      outcomes.push(s.value);
-    }
-  } else for (const call of calls) outcomes.push(await runToolCall(deps, state, call, available.get(call.toolName)));
+  try {
+    if (parallel) {
+      const settled = await Promise.allSettled(
+        calls.map((call) => runToolCall(deps, state, call, available.get(call.toolName), started)),
+      );
+      for (const s of settled) {
+        if (s.status === "rejected") throw s.reason;
+        outcomes.push(s.value);
+      }
+    } else
+      for (const call of calls)
+        outcomes.push(await runToolCall(deps, state, call, available.get(call.toolName), started));
+  } catch (error) {
+    await writeAssistant(deps, state, asRan(response.parts, started)).catch(() => undefined);
+    throw error;
+  }
+  await writeAssistant(deps, state, asRan(response.parts, started));
   for (const [i, call] of calls.entries()) await storeResult(deps, state, call, outcomes[i] as ToolOutcome);
 }
 
+/** The model's parts with each call's input as it ran, or the placeholder for a call that did not. */
+function asRan(parts: readonly Part[], started: Started): Part[] {
+  return parts.map((part) => {
+    if (part.type !== "tool_call") return part;
+    const input = started.has(part.toolCallId) ? started.get(part.toolCallId) : NOT_RUN_INPUT;
+    return input === part.input ? part : { ...part, input };
+  });
+}
+
 /**
- * DESIGN §3 step 8e for one call: before_tool_call (may rewrite, block or ask for approval) →
- * approval → execute unless blocked → after_tool_call (may rewrite or withhold the output).
- * A blocked call never runs and gets no after_tool_call; a withheld output is replaced by a
- * notice before it reaches the model, the store, the event stream or any later hook.
+ * One call: before_tool_call (may rewrite, block or ask for approval) → approval → execute
+ * unless blocked → after_tool_call (may rewrite or withhold the output or the failure). A
+ * blocked call never runs and gets no after_tool_call; a withheld output is replaced by a notice
+ * before it reaches the model, the store, the event stream or any later hook.
  */
 async function runToolCall(
   deps: RuntimeDeps,
   state: RunState,
   call: CollectedToolCall,
   tool: Tool | undefined,
+  started: Started,
 ): Promise<ToolOutcome> {
   const { engine } = deps;
   const { toolName, toolCallId } = call;
   if (!tool) {
     const message = deps.tools.has(toolName) ? notices.toolNotAllowed(toolName) : notices.unknownTool(toolName);
-    state.emit({ type: "tool-blocked", toolCallId, toolName, message });
+    state.emitText({ type: "tool-blocked", toolCallId, toolName, message });
     return { output: message, isError: true };
   }
   const childRuns: string[] = [];
@@ -67,32 +106,35 @@ async function runToolCall(
   };
   let params = parseInput(tool, call, ctx);
   if (params instanceof InvalidInput) return { output: params.message, isError: true };
+  // What is stored: the model's own input, unless a policy rewrote it.
+  let stored: unknown = call.input;
 
   const pre = await engine.emit("before_tool_call", { toolName, params, toolCallId });
   state.signal.throwIfAborted();
   if (pre.result.block) {
     const by = pre.decidedBy as NonNullable<typeof pre.decidedBy>;
-    const message = notices.toolBlocked(toolName, by.pluginId, pre.result.blockReason);
-    state.emit({ type: "tool-blocked", toolCallId, toolName, message });
-    return { output: message, isError: true };
+    const block = { kind: "tool-call", by, toolName, toolCallId, reason: pre.result.blockReason } as const;
+    return { output: await applyBlock(deps, state, block), isError: true };
   }
   if (pre.result.params !== undefined) {
     const rewritten = tool.inputSchema.safeParse(pre.result.params);
     if (!rewritten.success) return { output: `Invalid input for ${toolName} after a policy rewrite.`, isError: true };
     params = rewritten.data;
+    stored = params;
   }
   const approval = pre.result.requireApproval;
   if (approval) {
     const allowed = await requestApproval(deps, state, { toolName, toolCallId, params, ...approval });
     if (!allowed) {
       const message = notices.approvalDenied(toolName);
-      state.emit({ type: "tool-blocked", toolCallId, toolName, message });
+      state.emitText({ type: "tool-blocked", toolCallId, toolName, message });
       return { output: message, isError: true };
     }
   }
 
-  state.emit({ type: "tool-call", toolCallId, toolName, input: params });
-  const started = performance.now();
+  state.emitText({ type: "tool-call", toolCallId, toolName, input: params });
+  started.set(toolCallId, stored);
+  const startedAt = performance.now();
   let result: unknown;
   let error: string | undefined;
   try {
@@ -106,22 +148,15 @@ async function runToolCall(
     params,
     toolCallId,
     ...(error === undefined ? { result } : { error }),
-    durationMs: performance.now() - started,
+    durationMs: performance.now() - startedAt,
   });
   state.signal.throwIfAborted();
   const context = post.result.additionalContext;
   const extra = context === undefined ? {} : { additionalContext: context };
   if (post.result.block) {
     const by = post.decidedBy as NonNullable<typeof post.decidedBy>;
-    const notice = notices.toolWithheld(toolName, by.pluginId, post.result.blockReason);
-    // A sub-agent's answer is stored in its own session too: the withheld output goes there as well.
-    for (const runId of childRuns) await deps.store.blockRun(runId, { notice, blockedBy: by.pluginId, hook: by.hook });
-    return {
-      output: notice,
-      isError: false,
-      withheld: true,
-      ...extra,
-    };
+    const block = { kind: "tool-output", by, toolName, childRuns, reason: post.result.blockReason } as const;
+    return { output: await applyBlock(deps, state, block), isError: false, withheld: true, ...extra };
   }
   if (post.result.result !== undefined) return { output: post.result.result, isError: false, ...extra };
   return error === undefined
@@ -143,23 +178,26 @@ function parseInput(tool: Tool, call: CollectedToolCall, ctx: ToolContext): unkn
   return tool.normalizeInput ? tool.normalizeInput(parsed.data, ctx) : parsed.data;
 }
 
-async function storeResult(deps: RuntimeDeps, state: RunState, call: CollectedToolCall, outcome: ToolOutcome) {
-  const { toolName, toolCallId } = call;
-  const resultPart = (output: unknown, isError: boolean): Part => ({
+function resultPart(call: CollectedToolCall, output: unknown, isError: boolean): Part {
+  return {
     type: "tool_result",
-    toolCallId,
-    toolName,
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
     output,
     ...(isError ? { isError: true } : {}),
-  });
-  const parts: Part[] = [resultPart(outcome.output, outcome.isError)];
+  };
+}
+
+async function storeResult(deps: RuntimeDeps, state: RunState, call: CollectedToolCall, outcome: ToolOutcome) {
+  const { toolName, toolCallId } = call;
+  const parts: Part[] = [resultPart(call, outcome.output, outcome.isError)];
   if (outcome.additionalContext) parts.push({ type: "text", text: outcome.additionalContext });
   const stored = await writeMessage(deps, state, { role: "tool", parts }, () => ({
     role: "tool",
-    parts: [resultPart("[This tool result was not stored by policy.]", true)],
+    parts: [resultPart(call, "[This tool result was not stored by policy.]", true)],
   }));
   const storedResult = stored?.parts.find((p) => p.type === "tool_result");
-  state.emit({
+  state.emitText({
     type: "tool-result",
     toolCallId,
     toolName,
@@ -167,4 +205,31 @@ async function storeResult(deps: RuntimeDeps, state: RunState, call: CollectedTo
     isError: outcome.isError,
     withheld: outcome.withheld === true,
   });
+}
+
+/**
+ * A run that stopped between a tool call and its result would leave history the providers
+ * reject; each unanswered call gets an error result saying the run ended. (With an output gate
+ * the calls go with the run's unchecked output instead.)
+ */
+export async function closeDanglingToolCalls(deps: RuntimeDeps, state: RunState): Promise<void> {
+  const answered = new Set<string>();
+  const calls: Part[] = [];
+  for (const m of state.runMessages)
+    for (const p of m.parts) {
+      if (p.type === "tool_result") answered.add(p.toolCallId);
+      if (p.type === "tool_call") calls.push(p);
+    }
+  for (const call of calls) {
+    if (call.type !== "tool_call" || answered.has(call.toolCallId)) continue;
+    const output = `The run ended (${state.outcome}) before this call finished.`;
+    await deps.store
+      .appendMessage({
+        sessionId: state.sessionId,
+        runId: state.runId,
+        role: "tool",
+        parts: [{ type: "tool_result", toolCallId: call.toolCallId, toolName: call.toolName, output, isError: true }],
+      })
+      .catch((error: unknown) => deps.logger.warn(`could not close tool call: ${(error as Error).name}`));
+  }
 }

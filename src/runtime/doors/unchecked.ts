@@ -1,10 +1,10 @@
-import type { Run, SessionStore } from "../store/types.js";
-import type { RuntimeDeps } from "./deps.js";
-import { notices } from "./notices.js";
-import type { RunState } from "./state.js";
+import type { Run, SessionStore } from "../../store/types.js";
+import type { RuntimeDeps } from "../deps.js";
+import { notices } from "../notices.js";
+import type { RunState } from "../state.js";
 
 /**
- * Output that never passed the output gates (DESIGN §1: gates fail closed) goes as a block would
+ * Output that never passed the output gates (docs/security.md: gates fail closed) goes as a block would
  * take it: the run's assistant and tool messages, and those of its sub-agent runs, give way to a
  * notice; the user's prompt, which passed its gate, stays. No tool call is left without a result,
  * since the calls go with the answers.
@@ -75,7 +75,7 @@ export async function discardUncheckedOutput(deps: RuntimeDeps, state: RunState)
  * The sub-agent runs (any depth) under `roots`, parents before children, found through the
  * sub-agent sessions of `sessionId`; `alsoInclude` adds runs whatever their parent.
  */
-async function subagentRuns(
+export async function subagentRuns(
   store: SessionStore,
   sessionId: string,
   roots: readonly Run[],

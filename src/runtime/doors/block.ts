@@ -1,0 +1,108 @@
+import type { Attribution } from "../../hooks/types.js";
+import type { Run } from "../../store/types.js";
+import type { RuntimeDeps } from "../deps.js";
+import { notices } from "../notices.js";
+import type { RunState } from "../state.js";
+import { announceDelivery, gateReply } from "./gates.js";
+import { subagentRuns } from "./unchecked.js";
+
+/** A verdict that stops something, and where it stops it. */
+export type Block =
+  /** An input gate (`before_input`, `before_agent_run`): the prompt is stored only as the notice. */
+  | { readonly kind: "prompt"; readonly by: Attribution; readonly notice: string; readonly category?: string }
+  /** `before_response_emit` on the run's stored answer: its assistant and tool messages give way to the notice. */
+  | { readonly kind: "answer"; readonly by: Attribution; readonly notice: string }
+  /** `before_response_emit` on a reply nothing stores (a slash command's, an inbound claim's). */
+  | { readonly kind: "reply"; readonly by: Attribution; readonly notice: string }
+  /** `before_tool_call`: the call does not run. */
+  | {
+      readonly kind: "tool-call";
+      readonly by: Attribution;
+      readonly toolName: string;
+      readonly toolCallId: string;
+      /** The hook's `blockReason`: what the model reads. */
+      readonly reason: string | undefined;
+    }
+  /** `after_tool_call`: the output (or failure) is withheld, and the sub-agent runs behind the call are scrubbed. */
+  | {
+      readonly kind: "tool-output";
+      readonly by: Attribution;
+      readonly toolName: string;
+      readonly reason: string | undefined;
+      readonly childRuns: readonly string[];
+    };
+
+/**
+ * The one block path. (The engine's audit interceptor has already recorded the verdict — hook,
+ * plugin, outcome, category, never a reason.) A run-level block (prompt, answer, reply) sends its notice through the output gates
+ * — `message_sending` may rewrite or cancel it like any reply; a notice the response gate did
+ * not produce meets that gate too — then stores what was delivered in the run's place, ends
+ * the run `blocked` and reports it. A tool block returns what the model sees instead: the
+ * hook's `blockReason`, which for tool hooks is user-safe by contract (docs/hooks.md).
+ */
+export async function applyBlock(deps: RuntimeDeps, state: RunState, block: Block): Promise<string | null> {
+  const { by } = block;
+  switch (block.kind) {
+    case "tool-call": {
+      const message = notices.toolBlocked(block.toolName, by.pluginId, block.reason);
+      state.emitText({ type: "tool-blocked", toolCallId: block.toolCallId, toolName: block.toolName, message });
+      return message;
+    }
+    case "tool-output": {
+      const notice = notices.toolWithheld(block.toolName, by.pluginId, block.reason);
+      await scrubSubagentTrees(deps, block.childRuns, notice, by);
+      return notice;
+    }
+    default:
+      return blockTheRun(deps, state, block);
+  }
+}
+
+async function blockTheRun(
+  deps: RuntimeDeps,
+  state: RunState,
+  block: Extract<Block, { kind: "prompt" | "answer" | "reply" }>,
+): Promise<string | null> {
+  const { by } = block;
+  const category = block.kind === "prompt" ? block.category : undefined;
+  const gated = await gateReply(deps, state, {
+    source: "notice",
+    text: block.notice,
+    afterResponseGate: block.kind === "answer",
+  });
+  // Gatehouse's own notice names only the plugin: it needs no gate, and stands in when a gate stopped the plugin's.
+  const own = block.kind === "prompt" ? notices.promptBlocked(by.pluginId) : notices.responseBlocked(by.pluginId);
+  const delivered = gated.kind === "delivered" ? gated.text : gated.kind === "blocked" ? own : null;
+  const record = {
+    notice: delivered ?? own,
+    blockedBy: by.pluginId,
+    hook: by.hook,
+    ...(category === undefined ? {} : { category }),
+  };
+  if (block.kind === "prompt") await deps.store.blockPrompt(state.runId, record);
+  else if (block.kind === "answer") await deps.store.blockRun(state.runId, record);
+  state.setBlocked({ pluginId: by.pluginId, hook: by.hook, ...(category ? { category } : {}) }, delivered);
+  state.emitText({ type: "blocked", hook: by.hook, pluginId: by.pluginId, message: delivered ?? own });
+  if (delivered !== null) await announceDelivery(deps, delivered);
+  return delivered;
+}
+
+/**
+ * A withheld sub-agent answer is stored in the child's own session too, and whatever the
+ * child's own sub-agents did went into it: the child's output gives way to the notice, and
+ * every run below it is emptied (its prompt was the child's output as well).
+ */
+async function scrubSubagentTrees(
+  deps: RuntimeDeps,
+  childRunIds: readonly string[],
+  notice: string,
+  by: Attribution,
+): Promise<void> {
+  const { store } = deps;
+  for (const runId of childRunIds) {
+    const child = (await store.getRun(runId)) as Run;
+    await store.blockRun(runId, { notice, blockedBy: by.pluginId, hook: by.hook });
+    for (const below of await subagentRuns(store, child.sessionId, [child]))
+      await store.blockPrompt(below.id, { notice: notices.subagentWithheld, blockedBy: by.pluginId, hook: by.hook });
+  }
+}
