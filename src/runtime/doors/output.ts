@@ -37,7 +37,8 @@ export async function writeAssistant(deps: RuntimeDeps, state: RunState, parts: 
 /**
  * Delivers the run's answer — its stored assistant texts, the last of them the reply — and
  * makes the store hold what was delivered: a rewrite stored rewritten (which drops the run's
- * reasoning), a block stored as its notice, a cancelled delivery as a notice saying so.
+ * reasoning), a block stored as its notice, an answer whose delivery was cancelled as a notice
+ * saying so.
  */
 export async function deliverAnswer(deps: RuntimeDeps, state: RunState, source: "model" | "claim"): Promise<void> {
   const texts = assistantTexts(state.runMessages);
@@ -47,10 +48,9 @@ export async function deliverAnswer(deps: RuntimeDeps, state: RunState, source: 
       await applyBlock(deps, state, { kind: "answer", by: gated.by, notice: gated.notice });
       return;
     case "cancelled": {
-      const { by } = gated;
-      const status = state.outcome === "claimed" ? "claimed" : "completed";
-      const notice = notices.notDelivered(by.pluginId);
-      await deps.store.blockRun(state.runId, { notice, blockedBy: by.pluginId, hook: by.hook, status });
+      // The answer that was not delivered gives way to a notice saying so; the run's work before it stays.
+      if (texts.length)
+        await deps.store.rewriteRun(state.runId, [...texts.slice(0, -1), notices.notDelivered(gated.by.pluginId)]);
       state.setDelivered(null);
       return;
     }

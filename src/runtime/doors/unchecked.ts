@@ -5,26 +5,29 @@ import type { RunState } from "../state.js";
 
 /**
  * Output that never passed the output gates (docs/security.md: gates fail closed) goes as a block would
- * take it: the run's assistant and tool messages, and those of its sub-agent runs, give way to a
- * notice; the user's prompt, which passed its gate, stays. No tool call is left without a result,
- * since the calls go with the answers.
+ * take it: the run's assistant and tool messages give way to a notice; the user's prompt, which passed
+ * its gate, stays. No tool call is left without a result, since the calls go with the answers. Its
+ * sub-agent runs are emptied altogether: their task was one of those calls, their answers never
+ * passed the parent's after_tool_call.
  */
 
 /**
  * Runs of this session still "running" when we hold its run lock belong to a process that died
- * mid-run (SIGKILL, power loss). Their sub-agent runs go too: their answers never passed the
- * parent's after_tool_call, or now answer a call that is gone.
+ * mid-run (SIGKILL, power loss). Their sub-agent runs go too.
  */
 export async function recoverInterruptedRuns(deps: RuntimeDeps, sessionId: string): Promise<void> {
   const { store } = deps;
   const stale = (await store.listRuns(sessionId)).filter((r) => r.status === "running");
   if (stale.length === 0) return;
   const children = await subagentRuns(store, sessionId, stale, (run) => run.status === "running");
-  for (const run of [...stale, ...children]) {
+  const block = { notice: notices.interrupted, blockedBy: "gatehouse", hook: "recovery" };
+  for (const run of stale) {
     if ((await store.runMessages(run.id)).length === 0) await store.finishRun(run.id, "failed");
-    else await store.blockRun(run.id, { notice: notices.interrupted, blockedBy: "gatehouse", hook: "recovery" });
-    deps.logger.warn(`run ${run.id} was interrupted (its process ended); its unchecked output was removed`);
+    else await store.blockRun(run.id, block);
   }
+  for (const run of children) await store.blockPrompt(run.id, block);
+  for (const run of [...stale, ...children])
+    deps.logger.warn(`run ${run.id} was interrupted (its process ended); its unchecked output was removed`);
 }
 
 /** Takes over the run lock of every session another owner left behind, and recovers its interrupted runs. */
@@ -58,12 +61,11 @@ export async function discardUncheckedOutput(deps: RuntimeDeps, state: RunState)
   };
   try {
     const own = (await store.getRun(state.runId)) as Run;
-    for (const run of [own, ...(await subagentRuns(store, state.sessionId, [own]))]) {
-      const messages = await store.runMessages(run.id);
-      if (!messages.some((m) => m.role === "assistant" || m.role === "tool")) continue;
-      const status = run.id === state.runId || run.status === "running" ? outcome : run.status;
-      await store.blockRun(run.id, { ...block, status });
-    }
+    const messages = await store.runMessages(own.id);
+    if (messages.some((m) => m.role === "assistant" || m.role === "tool"))
+      await store.blockRun(own.id, { ...block, status: outcome });
+    for (const run of await subagentRuns(store, state.sessionId, [own]))
+      await store.blockPrompt(run.id, { ...block, status: run.status === "running" ? outcome : run.status });
     return true;
   } catch (error) {
     deps.logger.warn(`run ${state.runId}: its unchecked output could not be removed yet (${(error as Error).name})`);
