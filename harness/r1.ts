@@ -1,37 +1,41 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createGatehouse } from "../src/runtime/gatehouse.js";
 import type { RunResult } from "../src/runtime/types.js";
-import type { StoreOptions } from "../src/store/index.js";
+import { openMemoryStore, type StoreOptions } from "../src/store/index.js";
 import type { SessionStore } from "../src/store/types.js";
 import { captureLogger, captureStdio } from "./capture.js";
 import { HttpSurface } from "./http.js";
 import {
   type BlockKind,
-  DELIVERY_KINDS,
   describeScenario,
   generateScenario,
+  type Path,
   type Scenario,
   type StoreKind,
   type Target,
   UPS_NOTICE,
 } from "./scenario.js";
-import { dropSchema, openScenarioStore, type Sink, sinkHas, textSink } from "./sinks.js";
+import { dropSchema, filesUnder, openScenarioStore, type Sink, sinkHas, textSink } from "./sinks.js";
 import { type Entry, type MarkerKind, Timeline, tapPlugin } from "./timeline.js";
-import { echoTool, harnessModel, lookupTool, policyPlugin } from "./world.js";
+import { registerMcpResults, releaseMcpServer, scenarioGatehouse, useMcpServer } from "./world.js";
 
 /**
  * R1 — canary: blocked content never persists. Each scenario runs through the real runtime on
- * a fresh store, everything is closed, then every sink is searched for every canary.
+ * a fresh store, everything is closed, then every sink is searched for every canary. A
+ * memory-store scenario is sometimes run in a child process that is SIGKILLed mid-way: then
+ * nothing of it may outlive the process.
  */
 
-export const HOOK_SCRIPT = fileURLToPath(new URL("./hook.sh", import.meta.url));
+export { hookSettings } from "./world.js";
+
+const KILL_CHILD = fileURLToPath(new URL("./r1-kill.ts", import.meta.url));
 
 export interface Leak {
   readonly canary: string;
-  readonly kind: BlockKind | "reason";
+  readonly kind: BlockKind | "reason" | "killed";
   readonly where: string;
   readonly sink: string;
   readonly excerpt: string;
@@ -70,6 +74,10 @@ export interface R1Figures {
   readonly failures: number;
   readonly byStore: Readonly<Record<string, number>>;
   readonly byKind: Readonly<Record<string, number>>;
+  /** Canaries planted on each path of issue 11 (memory-sigkill: in scenarios whose process was killed). */
+  readonly byPath: Readonly<Record<string, number>>;
+  /** Scenarios run in a process killed mid-way. */
+  readonly killed: number;
   readonly failed: readonly ScenarioReport[];
   readonly ms: number;
 }
@@ -79,16 +87,19 @@ export async function runR1(options: R1Options): Promise<R1Figures> {
   const stores = options.stores ?? defaultStores(options.postgresUrl);
   const byStore: Record<string, number> = {};
   const byKind: Record<string, number> = {};
+  const byPath: Record<string, number> = {};
   const failed: ScenarioReport[] = [];
   let targets = 0;
   let controls = 0;
   let leaks = 0;
   let failures = 0;
+  let killed = 0;
   const from = options.from ?? 0;
   let next = from;
   // Scenarios run side by side (each with its own runtime, store and folder): most of a
   // scenario's time is spent waiting on files, processes and PostgreSQL.
   const schemas: string[] = [];
+  const mcpUrl = await useMcpServer();
   const lane = async (k: number) => {
     const postgresSchema = `gh_r1_${process.pid}_${options.seed}_lane${k}`;
     schemas.push(postgresSchema);
@@ -98,11 +109,16 @@ export async function runR1(options: R1Options): Promise<R1Figures> {
         ...(options.childDerived === false ? { childDerived: false } : {}),
       });
       const report = await runScenario(scenario, {
+        mcpUrl,
         ...(options.postgresUrl ? { postgresUrl: options.postgresUrl, postgresSchema } : {}),
         ...(options.surface ? { surface: options.surface } : {}),
       });
       byStore[scenario.store] = (byStore[scenario.store] ?? 0) + 1;
-      for (const t of scenario.targets) byKind[t.kind] = (byKind[t.kind] ?? 0) + 1;
+      for (const t of scenario.targets) {
+        byKind[t.kind] = (byKind[t.kind] ?? 0) + 1;
+        if (t.path) byPath[t.path] = (byPath[t.path] ?? 0) + 1;
+      }
+      if (scenario.kill) killed++;
       targets += scenario.targets.length;
       controls += scenario.controls.length;
       leaks += report.leaks.length;
@@ -114,6 +130,7 @@ export async function runR1(options: R1Options): Promise<R1Figures> {
   try {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, (_, k) => lane(k)));
   } finally {
+    await releaseMcpServer();
     const url = options.postgresUrl;
     if (url) await Promise.all(schemas.map((schema) => dropSchema(url, schema).catch(() => undefined)));
   }
@@ -126,6 +143,8 @@ export async function runR1(options: R1Options): Promise<R1Figures> {
     failures,
     byStore,
     byKind,
+    byPath,
+    killed,
     failed,
     ms: performance.now() - started,
   };
@@ -138,6 +157,7 @@ export function defaultStores(postgresUrl: string | undefined): StoreKind[] {
 
 const MARKER_OF: Record<BlockKind, MarkerKind> = {
   "prompt-gate": "prompt-block",
+  "input-gate": "prompt-block",
   ups: "prompt-block",
   "withhold-plugin": "withhold",
   "withhold-ptu": "withhold",
@@ -145,20 +165,28 @@ const MARKER_OF: Record<BlockKind, MarkerKind> = {
   "response-rewrite": "response-rewrite",
   "delivery-cancel": "delivery-cancel",
   "delivery-rewrite": "delivery-rewrite",
+  "compact-block": "compaction-block",
+  "call-rewrite": "call-rewrite",
+  "call-block": "tool-block",
 };
 
 const DECIDER: Partial<Record<BlockKind, string>> = {
   "prompt-gate": "policy",
+  "input-gate": "policy",
   ups: "command-hooks",
   "withhold-plugin": "policy",
   "withhold-ptu": "command-hooks",
   "response-block": "policy",
+  "compact-block": "policy",
+  "call-block": "policy",
 };
 
 export interface ScenarioOptions {
   readonly postgresUrl?: string;
   /** A PostgreSQL schema to use and leave emptied (one per lane); default: one of its own, dropped after. */
   readonly postgresSchema?: string;
+  /** The MCP server to use (runR1 shares one); default: one started for this scenario. */
+  readonly mcpUrl?: string;
   /** For the harness's own tests: a store that misbehaves, to show the checks can fail. */
   readonly sabotage?: (store: SessionStore) => SessionStore;
   /** Where runs are sent: the runtime's API (default), or `gatehouse serve`'s HTTP API (JSON and SSE). */
@@ -168,6 +196,20 @@ export interface ScenarioOptions {
 export type Surface = "runtime" | "http";
 
 export async function runScenario(scenario: Scenario, options: ScenarioOptions = {}): Promise<ScenarioReport> {
+  const usesMcp = Object.keys(scenario.mcp).length > 0;
+  const ownMcp = usesMcp && options.mcpUrl === undefined;
+  const mcpUrl = ownMcp ? await useMcpServer() : options.mcpUrl;
+  const unregister = registerMcpResults(scenario.mcp);
+  try {
+    const scenarioOptions = { ...options, ...(usesMcp && mcpUrl ? { mcpUrl } : {}) };
+    return scenario.kill ? await runKilled(scenario, scenarioOptions) : await runInProcess(scenario, scenarioOptions);
+  } finally {
+    unregister();
+    if (ownMcp) await releaseMcpServer();
+  }
+}
+
+async function runInProcess(scenario: Scenario, options: ScenarioOptions): Promise<ScenarioReport> {
   const { postgresUrl } = options;
   const started = performance.now();
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-r1-"));
@@ -190,16 +232,14 @@ export async function runScenario(scenario: Scenario, options: ScenarioOptions =
   let http: HttpSurface | undefined;
   let consolePages: string[] = [];
   try {
-    const gatehouse = createGatehouse({
-      model: harnessModel(scenario.script, (prompt) => timeline.push({ type: "model", prompt })),
-      plugins: [tapPlugin(), policyPlugin([...scenario.runs, ...scenario.children], scenario.targets)],
+    const gatehouse = scenarioGatehouse(scenario, {
       store: options.sabotage ? options.sabotage(opened.store) : opened.store,
-      tools: [lookupTool(scenario.lookup), echoTool],
-      subagents: true,
+      dir,
+      hookLog,
       logger,
-      config: { cwd: dir, compaction: scenario.compaction },
-      env: { ...process.env, HOOK_LOG: hookLog },
-      ...(scenario.commandHooks ? { commandHooks: { load: { homeDir: dir, cliSettings: hookSettings() } } } : {}),
+      ...(options.mcpUrl ? { mcpUrl: options.mcpUrl } : {}),
+      plugins: [tapPlugin()],
+      onModelCall: (prompt) => timeline.push({ type: "model", prompt }),
     });
     timeline.tap(gatehouse);
     if (options.surface === "http") {
@@ -253,6 +293,7 @@ export async function runScenario(scenario: Scenario, options: ScenarioOptions =
       "run results and errors (and every JSON answer over HTTP)",
       JSON.stringify(results) + errors.join("\n") + (http?.answers.join("\n") ?? ""),
     ),
+    results_: results,
     wire: textSink("SSE bodies as the client received them", http?.streams.join("\n") ?? ""),
     console: textSink("pages the web console serves (HTML and JSON)", consolePages.join("\n")),
     hookText,
@@ -272,24 +313,58 @@ function surfaceStore(scenario: Scenario, dir: string, options: ScenarioOptions)
   };
 }
 
-/** `--settings` JSON running the hook script on every event Gatehouse maps. */
-export function hookSettings(extra: Record<string, unknown> = {}): string {
-  const events = [
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "Stop",
-    "SubagentStart",
-    "SubagentStop",
-    "PreCompact",
-    "PostCompact",
-  ];
-  const hooks = Object.fromEntries(
-    events.map((e) => [e, [{ hooks: [{ type: "command", command: "/bin/sh", args: [HOOK_SCRIPT], ...extra }] }]]),
-  );
-  return JSON.stringify({ hooks });
+/**
+ * A memory-store scenario in a child process that SIGKILLs itself at a hook emission: its store
+ * dies with it, so nothing of it — transcripts above all — may be left on disk once the next
+ * memory store has opened in the same place (which clears what a dead process left).
+ */
+async function runKilled(scenario: Scenario, options: ScenarioOptions): Promise<ScenarioReport> {
+  const started = performance.now();
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-r1-killed-"));
+  const failures: string[] = [];
+  const leaks: Leak[] = [];
+  try {
+    mkdirSync(join(dir, "data"), { recursive: true });
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", KILL_CHILD, JSON.stringify({ scenario, dir, mcpUrl: options.mcpUrl })],
+      { stdio: ["ignore", "ignore", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on("exit", (code, signal) => resolve({ code, signal })),
+    );
+    if (exit.signal !== "SIGKILL" && exit.code !== 0)
+      failures.push(`the killed scenario's process ended ${exit.code ?? exit.signal}: ${stderr.slice(-500)}`);
+    // The next memory store opened on the same data folder clears what the dead process left.
+    await openMemoryStore({ transcriptDir: join(dir, "data", "transcripts") }).close();
+    const own = readdirSync(tmpdir()).filter((n) => n.startsWith(`gatehouse-transcripts-${child.pid}-`));
+    const sinks: Sink[] = [
+      ...filesUnder(join(dir, "data")).map((f) => ({ name: f.path.replace(`${dir}/`, ""), bytes: f.bytes })),
+      ...own.flatMap((n) => filesUnder(join(tmpdir(), n)).map((f) => ({ name: f.path, bytes: f.bytes }))),
+    ];
+    const everything = [
+      ...scenario.targets.map((t) => ({ canary: t.canary, where: t.where })),
+      ...scenario.controls.map((canary) => ({ canary, where: "a control" })),
+      ...scenario.reasons.map((canary) => ({ canary, where: "an internal reason" })),
+    ];
+    for (const { canary, where } of everything)
+      for (const sink of sinks)
+        if (sinkHas(sink, canary))
+          leaks.push({
+            canary,
+            kind: "killed",
+            where,
+            sink: `${sink.name} (after the process was killed)`,
+            excerpt: excerpt(sink.bytes, canary),
+          });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return { scenario, description: describeScenario(scenario), leaks, failures, ms: performance.now() - started };
 }
 
 function checkOutcome(run: Scenario["runs"][number], result: RunResult): string[] {
@@ -299,8 +374,10 @@ function checkOutcome(run: Scenario["runs"][number], result: RunResult): string[
     if (result.outcome !== "completed") say("/compact did not complete");
     return problems;
   }
+  const answered = run.via === "claim" || run.via === "inbound" ? "claimed" : "completed";
   switch (run.block) {
     case "prompt-gate":
+    case "input-gate":
     case "ups":
     case "response-block": {
       const notice = run.block === "ups" ? UPS_NOTICE : run.notice;
@@ -310,12 +387,17 @@ function checkOutcome(run: Scenario["runs"][number], result: RunResult): string[
       if (result.blockedBy?.pluginId !== by) say(`expected the block attributed to ${by}`);
       break;
     }
-    case "delivery-cancel":
+    case "compact-block":
       if (result.outcome !== "completed") say("expected outcome completed");
+      if (result.reply !== "Compaction was blocked by a policy (policy)." && result.reply !== "Nothing to compact yet.")
+        say("expected /compact to say the policy blocked it");
+      break;
+    case "delivery-cancel":
+      if (result.outcome !== answered) say(`expected outcome ${answered}`);
       if (result.reply !== null) say("expected nothing delivered");
       break;
     default:
-      if (result.outcome !== "completed") say("expected outcome completed");
+      if (result.outcome !== answered) say(`expected outcome ${answered}`);
       if (result.reply === null) say("expected a reply");
   }
   return problems;
@@ -327,6 +409,7 @@ interface Sinks {
   readonly logs: readonly Sink[];
   readonly audit: Sink;
   readonly results: Sink;
+  readonly results_: readonly RunResult[];
   /** Streams as a client received them: checked for reasons (their events are checked on the timeline). */
   readonly wire: Sink;
   /** What the web console shows: the store through the API, so like the store, and never a reason. */
@@ -365,11 +448,12 @@ function check(scenario: Scenario, s: Sinks): Leak[] {
     );
 
   for (const target of scenario.targets) {
-    const all = !DELIVERY_KINDS.includes(target.kind);
-    scan(target, all ? [...s.persisted, s.console, ...s.logs, s.audit, s.results] : [...s.logs, s.audit, s.results]);
+    // Every verdict, message_sending's too, acts on what is stored as well as on what is delivered.
+    scan(target, [...s.persisted, s.console, ...s.logs, s.audit, s.results]);
     const marker = findMarker(timeline, target);
     if (!marker) {
-      s.failures.push(`verdict did not take effect: ${target.kind} for ${target.where} in run ${target.runTag}`);
+      if (!nothingToCompact(scenario, target, s))
+        s.failures.push(`verdict did not take effect: ${target.kind} for ${target.where} in run ${target.runTag}`);
       continue;
     }
     const decider = DECIDER[target.kind];
@@ -377,29 +461,24 @@ function check(scenario: Scenario, s: Sinks): Leak[] {
       s.failures.push(`${target.kind} in run ${target.runTag} attributed to ${marker.pluginId}, expected ${decider}`);
     for (const e of timeline.entries) {
       if (e.seq <= marker.seq || e.type === "marker") continue;
-      const relevant = all || e.type === "stream" || (e.type === "hook" && e.hook === "message_sent");
-      if (relevant && timeline.text(e).includes(target.canary)) leak(target, entrySink(e));
+      if (timeline.text(e).includes(target.canary)) leak(target, entrySink(e));
     }
-    if (all) {
-      const later = s.hookText.slice(marker.hookLogBytes).split("\n");
-      const at = later.findIndex((l) => l.includes(target.canary));
-      if (at >= 0) {
-        // A payload line starts with "{"; the lines after it are the canaries its transcript held.
-        const payload = later.slice(0, at + 1).findLast((l) => l.startsWith("{")) ?? "";
-        const event = /"hook_event_name":"(\w+)"/.exec(payload)?.[1] ?? "?";
-        const where = later[at]?.startsWith("{") ? "payload" : "transcript";
-        leak(target, textSink(`command-hook ${event} ${where} (after the verdict)`, later[at] as string));
-      }
+    const later = s.hookText.slice(marker.hookLogBytes).split("\n");
+    const at = later.findIndex((l) => l.includes(target.canary));
+    if (at >= 0) {
+      // A payload line starts with "{"; the lines after it are the canaries its transcript held.
+      const payload = later.slice(0, at + 1).findLast((l) => l.startsWith("{")) ?? "";
+      const event = /"hook_event_name":"(\w+)"/.exec(payload)?.[1] ?? "?";
+      const where = later[at]?.startsWith("{") ? "payload" : "transcript";
+      leak(target, textSink(`command-hook ${event} ${where} (after the verdict)`, later[at] as string));
     }
     if (target.replacement) {
-      const present = all ? s.persisted.some((p) => sinkHas(p, target.replacement as string)) : true;
+      const present = target.stored === false || s.persisted.some((p) => sinkHas(p, target.replacement as string));
       if (!present)
         s.failures.push(`rewrite of ${target.where} in run ${target.runTag}: the replacement is not in the store`);
       if (target.inReply && !sinkHas(s.results, target.replacement))
         s.failures.push(`rewrite of ${target.where} in run ${target.runTag}: the replacement is not in the reply`);
     }
-    if (!all && !s.persisted.some((p) => sinkHas(p, target.canary)))
-      s.failures.push(`control: the stored answer of run ${target.runTag} (${target.kind}) was not found by the scan`);
   }
   for (const control of scenario.controls) {
     if (!s.persisted.some((p) => sinkHas(p, control))) s.failures.push(`control ${control} not found by the scan`);
@@ -422,13 +501,22 @@ function check(scenario: Scenario, s: Sinks): Leak[] {
   return leaks;
 }
 
+/** `/compact` with nothing to compact never shows its instructions to any gate after the input door. */
+function nothingToCompact(scenario: Scenario, target: Target, s: Sinks): boolean {
+  if (target.kind !== "compact-block") return false;
+  const i = scenario.runs.findIndex((r) => r.tag === target.runTag);
+  return s.results_[i]?.reply === "Nothing to compact yet.";
+}
+
 function findMarker(timeline: Timeline, target: Target) {
   const runId = timeline.runIdOf(target.runTag);
   if (runId === undefined) return undefined;
   const kind = MARKER_OF[target.kind];
+  const canary = target.markerCanary ?? target.canary;
+  const byContent = kind === "withhold" || kind === "tool-block" || kind === "call-rewrite";
   return timeline
     .markers()
-    .find(
-      (m) => m.runId === runId && m.kind === kind && (kind !== "withhold" || timeline.text(m).includes(target.canary)),
-    );
+    .find((m) => m.runId === runId && m.kind === kind && (!byContent || timeline.text(m).includes(canary)));
 }
+
+export type { Path };

@@ -62,6 +62,7 @@ export const BLOCKING_COMMAND_EVENTS = [
   "UserPromptSubmit",
   "PreToolUse",
   "PostToolUse",
+  "PostToolUseFailure",
   "PermissionRequest",
   "PreCompact",
 ] as const;
@@ -75,7 +76,6 @@ export const FAIL_OPEN_COMMAND_EVENTS = [
   "SessionStart",
   "SessionEnd",
   "SubagentStart",
-  "PostToolUseFailure",
   "PostCompact",
   "Notification",
 ] as const;
@@ -159,13 +159,15 @@ function counting<T extends Tool>(tool: T, counter: { n: number }): T {
   return { ...tool, execute } as T;
 }
 
+/** What the failing tool prints: a PostToolUseFailure block must keep it from the store. */
+const FAILURE = "the service is down";
 /** A tool that always fails: its call reaches PostToolUseFailure. */
 const failTool: Tool<Record<string, never>, never> = {
   name: "Fail",
   description: "Always fails",
   inputSchema: z.object({}).strict(),
   async execute() {
-    throw new Error("the service is down");
+    throw new Error(FAILURE);
   },
 };
 
@@ -341,11 +343,12 @@ const AUDIT_OUTCOME: Record<PluginFault, string> = {
 };
 
 const CLOSED_EFFECT: Record<string, string> = {
+  before_input: "input blocked before anything acts on it: notice stored, outcome blocked",
   before_agent_run: "prompt blocked: no model call, notice stored, outcome blocked",
   before_tool_call: "every call blocked: no tool runs, the model gets the notice",
   after_tool_call: "outputs withheld: notice instead of the output, everywhere",
   before_response_emit: "response blocked: notice stored and delivered, outcome blocked",
-  message_sending: "delivery cancelled: nothing delivered",
+  message_sending: "delivery cancelled: nothing delivered, a notice stored in the answer's place",
 };
 
 function closedProblems(hook: HookName, o: Observation): string[] {
@@ -353,6 +356,7 @@ function closedProblems(hook: HookName, o: Observation): string[] {
   const r = o.results[0] as RunResult;
   const blockedByFaulty = r.blockedBy?.pluginId === "faulty" && r.blockedBy.hook === hook;
   switch (hook) {
+    case "before_input":
     case "before_agent_run":
       if (r.outcome !== "blocked" || !blockedByFaulty) p.push("the run was not blocked by the failing gate");
       if (r.reply !== notices.promptBlocked("faulty")) p.push("the reply is not the generic notice");
@@ -373,9 +377,10 @@ function closedProblems(hook: HookName, o: Observation): string[] {
       if (o.stored.includes("CANARY-r2-final")) p.push("the blocked answer is stored");
       break;
     case "message_sending":
-      // Delivery only: the answer stays stored (a sub-agent's cancelled delivery reaches its parent as "").
+      // The store keeps what was delivered: nothing, and a notice saying so.
       if (r.reply !== null) p.push("something was delivered");
-      if (!o.stored.includes("CANARY-r2-final")) p.push("the answer is not stored (only delivery should change)");
+      if (o.stored.includes("CANARY-r2-final")) p.push("the answer that was not delivered is stored");
+      if (!o.stored.includes(notices.notDelivered("faulty"))) p.push("no not-delivered notice stored");
       break;
   }
   return p;
@@ -522,15 +527,17 @@ const SIGNAL_REASON = "Killed";
 
 /** Where a command hook's block is enforced, and so audited. */
 const AUDITED_AT: Partial<Record<CommandEvent, string>> = {
-  UserPromptSubmit: "before_agent_run",
+  UserPromptSubmit: "before_input",
   PreToolUse: "before_tool_call",
   PostToolUse: "after_tool_call",
+  PostToolUseFailure: "after_tool_call",
 };
 
 const COMMAND_CLOSED_EFFECT: Record<BlockingCommandEvent, string> = {
-  UserPromptSubmit: "prompt blocked at the run gate, fixed reason (or the hook's stderr)",
+  UserPromptSubmit: "input blocked at the input door, fixed reason (or the hook's stderr)",
   PreToolUse: "calls denied: no tool runs",
   PostToolUse: "outputs withheld",
+  PostToolUseFailure: "failures withheld",
   PermissionRequest: "approval denied: Echo does not run",
   PreCompact: "compaction blocked (/compact says by whom); the run otherwise unchanged",
 };
@@ -563,6 +570,11 @@ function commandProblems(
     case "PostToolUse":
       if (o.stored.includes(OUTPUT)) p.push("the output is stored");
       if (!o.stored.includes("withheld by a policy (command-hooks)")) p.push("no withheld notice");
+      break;
+    case "PostToolUseFailure":
+      if (o.stored.includes(FAILURE)) p.push("the failure is stored");
+      if (!o.stored.includes("output of this Fail call was withheld by a policy (command-hooks)"))
+        p.push("no withheld notice for the failure");
       break;
     case "PermissionRequest":
       if (o.echoRuns !== 0) p.push("Echo ran without approval");

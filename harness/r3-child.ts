@@ -3,13 +3,11 @@
  * stdout what it starts and finishes. Usage:
  *   node --import tsx harness/r3-child.ts <seed> <first-index> <dir> [postgres-url schema]
  */
-import { createGatehouse } from "../src/runtime/gatehouse.js";
 import { openStore } from "../src/store/index.js";
 import { captureLogger } from "./capture.js";
-import { hookSettings } from "./r1.js";
 import { r3Scenario } from "./r3-plan.js";
 import { tapPlugin } from "./timeline.js";
-import { echoTool, harnessModel, lookupTool, policyPlugin } from "./world.js";
+import { scenarioGatehouse } from "./world.js";
 
 const [seedArg, fromArg, dir, pgUrl, schema] = process.argv.slice(2);
 const seed = Number(seedArg);
@@ -23,18 +21,12 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 say("READY");
 for (let index = Number(fromArg); ; index++) {
   const scenario = r3Scenario(seed, index);
-  const gatehouse = createGatehouse({
-    model: harnessModel(scenario.script),
-    plugins: [tapPlugin(), policyPlugin([...scenario.runs, ...scenario.children], scenario.targets)],
+  const gatehouse = scenarioGatehouse(scenario, {
     store,
-    tools: [lookupTool(scenario.lookup), echoTool],
-    subagents: true,
+    dir: dir as string,
+    hookLog: "/dev/null",
     logger: captureLogger().logger,
-    config: { cwd: dir as string, compaction: scenario.compaction },
-    env: { ...process.env, HOOK_LOG: "/dev/null" },
-    ...(scenario.commandHooks
-      ? { commandHooks: { load: { homeDir: dir as string, cliSettings: hookSettings() } } }
-      : {}),
+    plugins: [tapPlugin()],
   });
   say(`SCENARIO ${index}`);
   const sessions = new Map<number, string>();

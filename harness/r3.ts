@@ -10,7 +10,7 @@ import type { Message, SessionStore } from "../src/store/types.js";
 import { captureLogger } from "./capture.js";
 import { r3Scenario } from "./r3-plan.js";
 import { forScenario } from "./random.js";
-import { DELIVERY_KINDS, type Scenario } from "./scenario.js";
+import type { BlockKind, Scenario } from "./scenario.js";
 import { dropSchema, filesUnder, postgresRows, type Sink, sinkHas } from "./sinks.js";
 
 /**
@@ -23,6 +23,16 @@ import { dropSchema, filesUnder, postgresRows, type Sink, sinkHas } from "./sink
  */
 
 const CHILD = fileURLToPath(new URL("./r3-child.ts", import.meta.url));
+
+/** Verdicts that act before their content is written anywhere. */
+const NEVER_WRITTEN: ReadonlySet<BlockKind> = new Set([
+  "prompt-gate",
+  "input-gate",
+  "ups",
+  "compact-block",
+  "call-rewrite",
+  "call-block",
+]);
 
 export interface R3Options {
   readonly seed: number;
@@ -198,15 +208,16 @@ async function killOnce(
       const statuses = new Map<string, string>();
       for (const runId of runIds.values()) statuses.set(runId, (await store.getRun(runId))?.status ?? "missing");
       for (const target of scenario.targets) {
-        if (DELIVERY_KINDS.includes(target.kind)) continue;
         const runId = runIds.get(target.runTag);
         if (runId === undefined) continue; // never started: its content was never written
         const status = statuses.get(runId);
-        // Never written: a blocked prompt, a withheld tool output. Written, then removed once the
-        // verdict runs: a blocked or rewritten answer, a sub-agent's answer the parent withholds.
+        // Never written: a blocked input, a withheld tool output or failure, a refused or rewritten
+        // call's input, /compact's blocked instructions, a reply nothing stores. Written, then removed
+        // once the verdict runs: a blocked, rewritten or undelivered answer (a claim's too), a
+        // sub-agent's answer the parent withholds.
         const neverWritten =
-          target.kind === "prompt-gate" ||
-          target.kind === "ups" ||
+          NEVER_WRITTEN.has(target.kind) ||
+          target.stored === false ||
           ((target.kind === "withhold-plugin" || target.kind === "withhold-ptu") &&
             !target.where.includes("sub-agent"));
         const applied = neverWritten || status === "blocked" || status === "completed";

@@ -7,9 +7,10 @@ import { forScenario, type Random } from "./random.js";
  * Everything is drawn from `forScenario(seed, index)`, so (seed, index) replays a scenario.
  */
 
-/** The verdicts R1 plants, each removing (or, for delivery, keeping from the user) one canary. */
+/** The verdicts R1 plants, each removing (or, for delivery, keeping from the user and the store) one canary. */
 export const BLOCK_KINDS = [
   "prompt-gate",
+  "input-gate",
   "ups",
   "withhold-plugin",
   "withhold-ptu",
@@ -17,31 +18,63 @@ export const BLOCK_KINDS = [
   "response-rewrite",
   "delivery-cancel",
   "delivery-rewrite",
+  "compact-block",
+  "call-rewrite",
+  "call-block",
 ] as const;
 export type BlockKind = (typeof BLOCK_KINDS)[number];
+
+/**
+ * The paths issue 11 found going around a gate, each a kind of scenario R1 generates and counts:
+ * replies that do not come from the model (a plugin command's, a claim's, an inbound claim's), a
+ * claimed or command turn that UserPromptSubmit (or the input gate) must stop first, `/compact`'s
+ * instructions, failed tools and MCP `isError` results, reasoning parts of a rewritten run, a tool
+ * call's input, sub-agents two deep, the memory store under SIGKILL, and `message_sending`
+ * verdicts checked in the store.
+ */
+export const PATHS = [
+  "command-reply",
+  "claim-reply",
+  "inbound-reply",
+  "claimed-turn-ups",
+  "compact-args",
+  "failed-tool",
+  "mcp-is-error",
+  "reasoning",
+  "tool-input",
+  "depth-2",
+  "memory-sigkill",
+  "delivery-stored",
+] as const;
+export type Path = (typeof PATHS)[number];
 
 /** Kinds that need the command-hook script configured. */
 const COMMAND_HOOK_KINDS: readonly BlockKind[] = ["ups", "withhold-ptu"];
 
-/**
- * `message_sending` acts on delivery only (DESIGN §3 step 11): the stored answer keeps its
- * text, so these canaries must stay out of what is delivered and out of logs and audit, and
- * must be on disk (which doubles as a control).
- */
-export const DELIVERY_KINDS: readonly BlockKind[] = ["delivery-cancel", "delivery-rewrite"];
-
 /** Content markers the policy plugin and the hook script act on. */
 export const MARK = {
   promptGate: "BLOCK-PROMPT",
+  inputGate: "BLOCK-INPUT",
   ups: "BLOCK-UPS",
   withholdPlugin: "WITHHOLD-PLUGIN",
   withholdPtu: "BLOCK-PTU",
   responseBlock: "BLOCK-RESPONSE",
   cancel: "CANCEL-DELIVERY",
+  compactBlock: "BLOCK-COMPACT",
+  callRewrite: "REWRITE-CALL",
+  callBlock: "BLOCK-CALL",
+  claim: "CLAIM-TURN",
+  inbound: "INBOUND-CLAIM",
 } as const;
+
+/** The policy plugin's slash command: `/answer [tag] …` replies with the run's planned reply. */
+export const COMMAND = "answer";
 
 /** What the hook script prints on stderr when it rejects a prompt: the reason users see. */
 export const UPS_NOTICE = "The prompt hook rejected this prompt.";
+
+/** How a top-level input is answered: by the model, a claim, an inbound claim, a plugin command, or `/compact`. */
+export type Via = "model" | "claim" | "inbound" | "command" | "compact";
 
 export interface Target {
   readonly k: number;
@@ -51,10 +84,16 @@ export interface Target {
   readonly runTag: string;
   /** Where the canary was put, for the report. */
   readonly where: string;
+  /** The path of issue 11 it tries, if any. */
+  readonly path?: Path;
   /** For rewrites: the text that takes the canary's place (must be found where the canary was). */
   readonly replacement?: string;
+  /** False for content nothing stores (a command's or an inbound claim's reply): no replacement to find there. */
+  readonly stored?: boolean;
   /** Delivery rewrites: the canary sat in the final text, so the reply must carry the replacement. */
   readonly inReply?: boolean;
+  /** The canary the verdict's event holds, when not this one (a grandchild's task: its answer). */
+  readonly markerCanary?: string;
 }
 
 export interface PlannedRun {
@@ -63,8 +102,9 @@ export interface PlannedRun {
   readonly session: number;
   readonly prompt: string;
   readonly stream: boolean;
+  readonly via: Via;
   readonly block?: BlockKind;
-  /** The notice the policy returns for a prompt-gate or response block (user-facing). */
+  /** The notice the policy returns for a gate or response block (user-facing). */
   readonly notice?: string;
   /** The internal reason the policy returns with it (must never leave the process). */
   readonly reason?: string;
@@ -78,13 +118,21 @@ export interface Scenario {
   readonly store: StoreKind;
   readonly commandHooks: boolean;
   readonly compaction: { readonly contextTokens: number; readonly keepRecent: number };
-  /** Top-level runs in the order they are run; `/compact` runs have tag "". */
+  /** Top-level runs in the order they are run; a plain `/compact` run has tag "". */
   readonly runs: readonly PlannedRun[];
-  /** Sub-agent runs, by tag (started by the parent's Agent tool calls). */
+  /** Sub-agent runs, by tag (started by the parent's Agent tool calls; two deep at most). */
   readonly children: readonly PlannedRun[];
   readonly script: ScriptInput;
   /** What the Lookup tool answers, by key. */
   readonly lookup: Readonly<Record<string, string>>;
+  /** What the Fail tool fails with, by key. */
+  readonly failing: Readonly<Record<string, string>>;
+  /** What the MCP server's failing tool reports (`isError`), by key (keys unique across scenarios). */
+  readonly mcp: Readonly<Record<string, string>>;
+  /** What the policy's claims and command reply, by run tag. */
+  readonly replies: Readonly<Record<string, string>>;
+  /** The scenario runs in a process SIGKILLed at the n-th hook emission (memory store): nothing may outlive it. */
+  readonly kill?: { readonly atEmit: number };
   readonly targets: readonly Target[];
   /** Canaries that nothing removes: each must be found in the store (proves the scan sees it). */
   readonly controls: readonly string[];
@@ -104,9 +152,31 @@ export interface GenerateOptions {
    * parent's verdict must reach the child's own session, where the answer was stored first.
    */
   readonly childDerived?: boolean;
+  /** Use the MCP server's failing tool (default true; R3's child has no server). */
+  readonly mcp?: boolean;
+  /** Chance that a memory-store scenario runs in a process killed mid-way (default 0.08). */
+  readonly killRate?: number;
 }
 
-const TOP_KINDS: readonly (BlockKind | undefined)[] = [undefined, undefined, undefined, ...BLOCK_KINDS];
+/** A model turn's verdicts: any but those on /compact and on single tool calls (planted per call). */
+const TOP_KINDS: readonly (BlockKind | undefined)[] = [
+  undefined,
+  undefined,
+  undefined,
+  ...BLOCK_KINDS.filter((k) => k !== "compact-block" && k !== "call-rewrite" && k !== "call-block"),
+];
+/** A claim's or a command's reply: no model, so no prompt-gate and nothing to withhold. */
+const REPLY_KINDS: readonly (BlockKind | undefined)[] = [
+  undefined,
+  "input-gate",
+  "ups",
+  "response-block",
+  "response-rewrite",
+  "delivery-cancel",
+  "delivery-rewrite",
+];
+/** `/compact <instructions>` with a canary: always stopped (a summary would copy it, rightly). */
+const COMPACT_KINDS: readonly BlockKind[] = ["input-gate", "ups", "compact-block"];
 const CHILD_KINDS: readonly (BlockKind | undefined)[] = [
   undefined,
   undefined,
@@ -115,10 +185,24 @@ const CHILD_KINDS: readonly (BlockKind | undefined)[] = [
   "response-block",
   "response-rewrite",
 ];
+const PROMPT_KINDS: readonly BlockKind[] = ["prompt-gate", "input-gate", "ups"];
+const PROMPT_MARK: Partial<Record<BlockKind, string>> = {
+  "prompt-gate": MARK.promptGate,
+  "input-gate": MARK.inputGate,
+  ups: MARK.ups,
+  "compact-block": MARK.compactBlock,
+};
+const VIA_PATH: Partial<Record<Via, Path>> = {
+  claim: "claim-reply",
+  inbound: "inbound-reply",
+  command: "command-reply",
+};
 
 export function generateScenario(seed: number, index: number, options: GenerateOptions): Scenario {
   return new Builder(seed, index, options).build();
 }
+
+type Withheld = "Lookup" | "Fail" | "mcp__canary__fail";
 
 class Builder {
   private readonly rng: Random;
@@ -128,8 +212,13 @@ class Builder {
   private readonly reasons: string[] = [];
   private readonly replacements: Record<string, string> = {};
   private readonly lookup: Record<string, string> = {};
+  private readonly failing: Record<string, string> = {};
+  private readonly mcp: Record<string, string> = {};
+  private readonly replies: Record<string, string> = {};
   private readonly scriptRuns: { match: string; turns: ScriptTurn[] }[] = [];
   private readonly children: PlannedRun[] = [];
+  private readonly store: StoreKind;
+  private readonly kill: { atEmit: number } | undefined;
   private readonly commandHooks: boolean;
 
   constructor(
@@ -138,12 +227,16 @@ class Builder {
     private readonly options: GenerateOptions,
   ) {
     this.rng = forScenario(seed, index);
-    this.commandHooks = this.rng.chance(options.commandHookRate ?? 0.2);
+    const hooks = this.rng.chance(options.commandHookRate ?? 0.2);
+    this.store = this.rng.pick(options.stores);
+    const killed = this.store === "memory" && this.rng.chance(options.killRate ?? 0.08);
+    this.kill = killed ? { atEmit: this.rng.int(4, 60) } : undefined;
+    // A killed scenario has command hooks, so that transcripts are on disk when it dies.
+    this.commandHooks = hooks || killed;
   }
 
   build(): Scenario {
     const { rng } = this;
-    const store = rng.pick(this.options.stores);
     const compaction = rng.chance(0.35)
       ? { contextTokens: 1_000_000, keepRecent: 6 }
       : { contextTokens: rng.int(40, 700), keepRecent: rng.int(0, 4) };
@@ -152,21 +245,32 @@ class Builder {
     for (let s = 0; s < sessions; s++) {
       const count = rng.int(1, 4);
       for (let r = 0; r < count; r++) {
-        if (r > 0 && rng.chance(0.12)) runs.push({ tag: "", session: s, prompt: "/compact", stream: false });
-        runs.push(this.run(`s${s}r${r}`, s, 0));
+        if (r > 0 && rng.chance(0.12))
+          runs.push({ tag: "", session: s, prompt: "/compact", stream: false, via: "compact" });
+        const via: Via = rng.chance(0.7)
+          ? "model"
+          : r > 0 && rng.chance(0.25)
+            ? "compact"
+            : rng.pick(["claim", "inbound", "command"] as const);
+        runs.push(via === "model" ? this.run(`s${s}r${r}`, s, 0) : this.reply(`s${s}r${r}`, s, via));
       }
     }
     return {
       seed: this.seed,
       index: this.index,
-      store,
+      store: this.store,
       commandHooks: this.commandHooks,
       compaction,
       runs,
       children: this.children,
-      script: { runs: this.scriptRuns },
+      // A run no input reaches keeps the script valid when every input is a claim or a command.
+      script: { runs: [...this.scriptRuns, { turns: [{ text: "unscripted" }] }] },
       lookup: this.lookup,
-      targets: this.targets,
+      failing: this.failing,
+      mcp: this.mcp,
+      replies: this.replies,
+      ...(this.kill ? { kill: this.kill } : {}),
+      targets: this.kill ? this.targets.map((t) => ({ ...t, path: "memory-sigkill" as const })) : this.targets,
       controls: this.controls,
       reasons: this.reasons,
       replacements: this.replacements,
@@ -184,9 +288,9 @@ class Builder {
     return canary;
   }
 
-  private rewriteTarget(kind: BlockKind, runTag: string, where: string, inReply = false): string {
+  private rewriteTarget(kind: BlockKind, runTag: string, where: string, extra: Partial<Target> = {}): string {
     const replacement = this.token("REDACTED", this.k);
-    const canary = this.target(kind, runTag, where, { replacement, inReply });
+    const canary = this.target(kind, runTag, where, { replacement, ...extra });
     this.replacements[canary] = replacement;
     return canary;
   }
@@ -197,36 +301,104 @@ class Builder {
     return canary;
   }
 
-  private pickKind(depth: number): BlockKind | undefined {
-    const kinds = depth === 0 ? TOP_KINDS : CHILD_KINDS;
+  private pickKind<K extends BlockKind | undefined>(kinds: readonly K[]): K {
     for (;;) {
       const kind = this.rng.pick(kinds);
       if (kind === undefined || this.commandHooks || !COMMAND_HOOK_KINDS.includes(kind)) return kind;
     }
   }
 
-  /** One run (top-level or sub-agent): its prompt, its script, its canaries. */
-  private run(tag: string, session: number, depth: number, derived?: string): PlannedRun {
+  /** A notice (user-facing) and a reason (internal) for a gate's block. */
+  private noticeAndReason(tag: string): { notice: string; reason: string } {
+    const notice = this.token("NOTICE", tag);
+    const reason = this.token("REASON", tag);
+    this.reasons.push(reason);
+    return { notice, reason };
+  }
+
+  /** The prompt of a top-level input (the claims and the command find the run by its tag). */
+  private promptOf(tag: string, via: Via): string {
+    switch (via) {
+      case "model":
+        return `[${tag}] Please work on task ${tag}.`;
+      case "claim":
+        return `[${tag}] ${MARK.claim} please.`;
+      case "inbound":
+        return `[${tag}] ${MARK.inbound} please.`;
+      case "command":
+        return `/${COMMAND} [${tag}] please`;
+      case "compact":
+        return `/compact [${tag}] keep`;
+    }
+  }
+
+  /** An input stopped by a gate before anything answers it: the canary is in the input. */
+  private stoppedInput(tag: string, session: number, via: Via, block: BlockKind, path?: Path): PlannedRun {
+    const where =
+      via === "compact" ? "/compact's instructions" : via === "model" ? "the user's prompt" : `a ${via} input`;
+    const prompt = `${this.promptOf(tag, via)} ${PROMPT_MARK[block]} ${this.target(block, tag, where, path ? { path } : {})}`;
+    const gate = block === "prompt-gate" || block === "input-gate" ? this.noticeAndReason(tag) : undefined;
+    // Never answered: the gate stops the run before any model call.
+    this.scriptRuns.push({ match: `^\\[${tag}\\]`, turns: [{ text: `never ${tag}` }] });
+    return { tag, session, prompt, stream: false, via, block, ...(gate ?? {}) };
+  }
+
+  /** A top-level input a plugin answers (a claim, an inbound claim, its command) or `/compact` with instructions. */
+  private reply(tag: string, session: number, via: Exclude<Via, "model">): PlannedRun {
     const { rng } = this;
-    const block = derived === undefined ? this.pickKind(depth) : undefined;
-    const stream = depth === 0 && rng.chance(0.4);
-    let prompt = `[${tag}] Please work on task ${tag}.`;
+    if (via === "compact") return this.stoppedInput(tag, session, via, this.pickKind(COMPACT_KINDS), "compact-args");
+    const block = this.pickKind(REPLY_KINDS);
+    if (block === "input-gate" || block === "ups")
+      return this.stoppedInput(tag, session, via, block, "claimed-turn-ups");
+    const stored = via === "claim";
+    const at = { path: VIA_PATH[via] as Path, stored };
+    const where = `the reply of ${via === "claim" ? "a claim" : via === "inbound" ? "an inbound claim" : "a command"}`;
+    const bits = [`reply of ${tag}`];
     let notice: string | undefined;
     let reason: string | undefined;
-    if (block === "prompt-gate" || block === "ups") {
-      const marker = block === "prompt-gate" ? MARK.promptGate : MARK.ups;
-      prompt += ` ${marker} ${this.target(block, tag, "the user's prompt")}`;
-      if (block === "prompt-gate") {
+    switch (block) {
+      case "response-block":
+        bits.push(this.target(block, tag, where, at), MARK.responseBlock);
         notice = this.token("NOTICE", tag);
+        break;
+      case "response-rewrite":
+        bits.push(this.rewriteTarget(block, tag, where, { ...at, inReply: true }));
+        break;
+      case "delivery-cancel":
+        bits.push(MARK.cancel, this.target(block, tag, where, at));
         reason = this.token("REASON", tag);
         this.reasons.push(reason);
-      }
-      // Never answered: the gate stops the run before any model call.
-      this.scriptRuns.push({ match: `^\\[${tag}\\]`, turns: [{ text: `never ${tag}` }] });
-      return { tag, session, prompt, stream, block, ...(notice ? { notice, reason } : {}) };
+        break;
+      case "delivery-rewrite":
+        bits.push(this.rewriteTarget(block, tag, where, { ...at, inReply: true }));
+        break;
+      default:
+        // A reply the store keeps proves the scan sees it; the others are kept nowhere.
+        if (stored) bits.push(this.control());
     }
+    this.replies[tag] = bits.join(" ");
+    return {
+      tag,
+      session,
+      prompt: this.promptOf(tag, via),
+      stream: rng.chance(0.4),
+      via,
+      ...(block ? { block } : {}),
+      ...(notice ? { notice } : {}),
+      ...(reason ? { reason } : {}),
+    };
+  }
+
+  /** One model-answered run (top-level or sub-agent): its prompt, its script, its canaries. */
+  private run(tag: string, session: number, depth: number): PlannedRun {
+    const { rng } = this;
+    const block = this.pickKind(depth === 0 ? TOP_KINDS : CHILD_KINDS);
+    if (block !== undefined && PROMPT_KINDS.includes(block)) return this.stoppedInput(tag, session, "model", block);
+    const stream = depth === 0 && rng.chance(0.4);
+    let prompt = this.promptOf(tag, "model");
     if (depth === 0) prompt += ` ${this.control()}`;
-    if (block === "response-block") notice = this.token("NOTICE", tag);
+    const notice = block === "response-block" ? this.token("NOTICE", tag) : undefined;
+    let reason: string | undefined;
     if (block === "delivery-cancel") {
       reason = this.token("REASON", tag);
       this.reasons.push(reason);
@@ -234,73 +406,160 @@ class Builder {
 
     const turns: ScriptTurn[] = [];
     const needsTool = block === "withhold-plugin" || block === "withhold-ptu";
-    // A child whose answer the parent withholds answers at once: its whole run goes with the verdict.
-    const steps = derived === undefined ? Math.max(needsTool ? 1 : 0, rng.int(0, 3)) : 0;
+    const steps = Math.max(needsTool ? 1 : 0, rng.int(0, 3));
     const withholdAt = needsTool ? rng.int(0, steps - 1) : -1;
     for (let step = 0; step < steps; step++) {
       const calls: NonNullable<ScriptTurn["toolCalls"]> = [];
       const count = rng.int(1, 2);
       for (let i = 0; i < count; i++) {
         const id = `${tag}_${step}_${i}`;
-        const roll = rng.next();
         const withhold = step === withholdAt && i === 0;
-        if (withhold && depth === 0 && this.options.childDerived !== false && rng.chance(0.5)) {
-          // The withheld output is a sub-agent's answer: the parent's verdict, the child's session.
-          const child = `${tag}c${this.children.length}`;
-          const kind = block as BlockKind;
-          const canary = this.target(kind, tag, `a sub-agent's answer (${child}) the parent withholds`);
-          const marker = kind === "withhold-plugin" ? MARK.withholdPlugin : MARK.withholdPtu;
-          calls.push({
-            id,
-            name: "Agent",
-            input: { description: `subtask ${child}`, prompt: `[${child}] Sub-task for ${tag}.` },
-          });
-          this.children.push(this.run(child, session, depth + 1, `${marker} ${canary}`));
-        } else if (withhold || roll < 0.5) {
-          calls.push({ id, name: "Lookup", input: { key: id } });
-          this.lookup[id] = this.lookupValue(tag, block, withhold);
-        } else if (roll < 0.72 || depth > 0) {
-          calls.push({ id, name: "Echo", input: { text: `echo ${id}` } });
-        } else {
-          const child = `${tag}c${this.children.length}`;
-          calls.push({
-            id,
-            name: "Agent",
-            input: { description: `subtask ${child}`, prompt: `[${child}] Sub-task for ${tag}.` },
-          });
-          this.children.push(this.run(child, session, depth + 1));
-        }
+        if (withhold && depth === 0 && this.options.childDerived !== false && rng.chance(0.5))
+          calls.push(this.withheldChild(tag, session, block as BlockKind, id));
+        else if (withhold) calls.push(this.toolCall(tag, block, id, this.withheldTool(), true));
+        else calls.push(this.anyCall(tag, session, depth, block, id));
       }
+      // (Not in a run whose answer is blocked: the block takes the call, rewritten or not, with it.)
+      if (depth === 0 && block !== "response-block" && rng.chance(0.15))
+        calls.push(this.policedCall(tag, `${tag}_${step}_p`));
       turns.push({ ...this.assistantText(tag, block, `step ${step}`, false, depth), toolCalls: calls });
     }
-    const final = this.assistantText(tag, block, "final", true, depth);
-    turns.push(derived === undefined ? final : { text: `final of ${tag} ${derived}` });
+    turns.push(this.assistantText(tag, block, "final", true, depth));
     this.scriptRuns.push({ match: `^\\[${tag}\\]`, turns });
     return {
       tag,
       session,
       prompt,
       stream,
+      via: "model",
       ...(block ? { block } : {}),
       ...(notice ? { notice } : {}),
       ...(reason ? { reason } : {}),
     };
   }
 
-  private lookupValue(tag: string, block: BlockKind | undefined, withhold: boolean): string {
-    if (withhold) {
-      const marker = block === "withhold-plugin" ? MARK.withholdPlugin : MARK.withholdPtu;
-      return `secret ${marker} ${this.target(block as BlockKind, tag, "a Lookup output")}`;
-    }
-    // A response block removes the run's tool messages too: their content goes with it.
-    if (block === "response-block") return `data ${this.target(block, tag, "a Lookup output of a blocked run")}`;
-    return `data ${this.control()}`;
+  /** A call with nothing to withhold: a tool (its output a control), or a sub-agent. */
+  private anyCall(
+    tag: string,
+    session: number,
+    depth: number,
+    block: BlockKind | undefined,
+    id: string,
+  ): NonNullable<ScriptTurn["toolCalls"]>[number] {
+    const roll = this.rng.next();
+    if (roll < 0.4) return this.toolCall(tag, block, id, "Lookup", false);
+    if (roll < 0.5) return this.toolCall(tag, block, id, "Fail", false);
+    if (roll < 0.55 && this.options.mcp !== false) return this.toolCall(tag, block, id, "mcp__canary__fail", false);
+    if (roll < 0.77 || depth > 0) return { id, name: "Echo", input: { text: `echo ${id}` } };
+    const child = `${tag}c${this.children.length}`;
+    this.children.push(this.run(child, session, depth + 1));
+    return { id, name: "Agent", input: { description: `subtask ${child}`, prompt: `[${child}] Sub-task for ${tag}.` } };
+  }
+
+  private withheldTool(): Withheld {
+    const roll = this.rng.next();
+    if (roll < 0.5) return "Lookup";
+    if (roll < 0.8 || this.options.mcp === false) return "Fail";
+    return "mcp__canary__fail";
   }
 
   /**
-   * An assistant turn's text, sometimes multi-part (text, reasoning, text). Canaries go where
-   * the run's verdict removes them: every text and reasoning of a blocked run; texts (and the
-   * reasoning beside them) of a rewritten one; the final text for delivery verdicts.
+   * A call to a tool whose output (success, failure, or MCP `isError`) comes from a table, never
+   * from its input: a canary there can only come from the output.
+   */
+  private toolCall(
+    tag: string,
+    block: BlockKind | undefined,
+    id: string,
+    tool: Withheld,
+    withhold: boolean,
+  ): NonNullable<ScriptTurn["toolCalls"]>[number] {
+    const path: Path | undefined =
+      tool === "Fail" ? "failed-tool" : tool === "mcp__canary__fail" ? "mcp-is-error" : undefined;
+    const what =
+      tool === "Lookup" ? "a Lookup output" : tool === "Fail" ? "a failed call's output" : "an MCP isError result";
+    let value: string;
+    if (withhold) {
+      const marker = block === "withhold-plugin" ? MARK.withholdPlugin : MARK.withholdPtu;
+      value = `secret ${marker} ${this.target(block as BlockKind, tag, what, path ? { path } : {})}`;
+    } else if (block === "response-block")
+      // A response block removes the run's tool messages too: their content goes with it.
+      value = `data ${this.target(block, tag, `${what} of a blocked run`, path ? { path } : {})}`;
+    else value = `data ${this.control()}`;
+    if (tool === "Lookup") this.lookup[id] = value;
+    else if (tool === "Fail") this.failing[id] = value;
+    else {
+      const key = `${this.seed}-${this.index}-${id}`;
+      this.mcp[key] = value;
+      return { id, name: tool, input: { key } };
+    }
+    return { id, name: tool, input: { key: id } };
+  }
+
+  /** An Echo call whose input a policy rewrites or blocks: the stored call must never hold the original. */
+  private policedCall(tag: string, id: string): NonNullable<ScriptTurn["toolCalls"]>[number] {
+    if (this.rng.chance(0.5)) {
+      const canary = this.rewriteTarget("call-rewrite", tag, "a tool call's input", { path: "tool-input" });
+      return { id, name: "Echo", input: { text: `${MARK.callRewrite} ${canary}` } };
+    }
+    const canary = this.target("call-block", tag, "a blocked tool call's input", { path: "tool-input" });
+    return { id, name: "Echo", input: { text: `${MARK.callBlock} ${canary}` } };
+  }
+
+  /**
+   * A sub-agent whose answer the parent withholds: the parent's verdict, the child's session. Two
+   * deep, sometimes: the child relays what its own sub-agent answered, and the verdict must reach
+   * the grandchild's session too, its task included.
+   */
+  private withheldChild(
+    tag: string,
+    session: number,
+    kind: BlockKind,
+    id: string,
+  ): NonNullable<ScriptTurn["toolCalls"]>[number] {
+    const child = `${tag}c${this.children.length}`;
+    const marker = kind === "withhold-plugin" ? MARK.withholdPlugin : MARK.withholdPtu;
+    const call = {
+      id,
+      name: "Agent",
+      input: { description: `subtask ${child}`, prompt: `[${child}] Sub-task for ${tag}.` },
+    };
+    this.children.push({ tag: child, session, prompt: call.input.prompt, stream: false, via: "model" });
+    if (this.rng.chance(0.5)) {
+      const canary = this.target(kind, tag, `a sub-agent's answer (${child}) the parent withholds`);
+      this.scriptRuns.push({ match: `^\\[${child}\\]`, turns: [{ text: `final of ${child} ${marker} ${canary}` }] });
+      return call;
+    }
+    const grand = `${child}g`;
+    const answer = this.target(kind, tag, `a sub-agent's answer two deep (${grand}), relayed by ${child}`, {
+      path: "depth-2",
+    });
+    const task = this.target(kind, tag, `a sub-agent's task two deep (${grand})`, {
+      path: "depth-2",
+      markerCanary: answer,
+    });
+    const grandPrompt = `[${grand}] Sub-sub-task ${task}.`;
+    this.children.push({ tag: grand, session, prompt: grandPrompt, stream: false, via: "model" });
+    this.scriptRuns.push({
+      match: `^\\[${child}\\]`,
+      turns: [
+        {
+          toolCalls: [
+            { id: `${child}_g`, name: "Agent", input: { description: `subtask ${grand}`, prompt: grandPrompt } },
+          ],
+        },
+        { text: `final of ${child} ${marker} saw {{lastToolResult}}` },
+      ],
+    });
+    this.scriptRuns.push({ match: `^\\[${grand}\\]`, turns: [{ text: `answer of ${grand} ${answer}` }] });
+    return call;
+  }
+
+  /**
+   * An assistant turn's text, sometimes multi-part (text, reasoning, text), sometimes reasoning
+   * alone before tool calls. Canaries go where the run's verdict removes them: every text and
+   * reasoning of a blocked run; texts of a rewritten one and every reasoning of it (a rewrite
+   * drops the run's reasoning); the final text for delivery verdicts.
    */
   private assistantText(
     tag: string,
@@ -310,21 +569,25 @@ class Builder {
     depth: number,
   ): ScriptTurn {
     const { rng } = this;
-    if (!final && rng.chance(0.45)) return {};
+    const rewrittenRun = block === "response-rewrite" || block === "delivery-rewrite";
+    if (!final && rng.chance(0.45)) {
+      if (!rewrittenRun || !rng.chance(0.5)) return {};
+      const canary = this.target(block, tag, `${label} reasoning, with no text beside it`, { path: "reasoning" });
+      return { parts: [{ type: "reasoning", text: `reasoning for ${label} of ${tag} ${canary}` }] };
+    }
     const turn: { text?: string; parts?: NonNullable<ScriptTurn["parts"]>; chunks?: number } = {};
     const bits: string[] = [`${label} of ${tag}`];
-    let rewritten = false;
     if (block === "response-block") {
       bits.push(this.target(block, tag, `${label} text`));
       if (final) bits.push(MARK.responseBlock);
     } else if (block === "response-rewrite" && (final || rng.chance(0.6))) {
-      bits.push(this.rewriteTarget(block, tag, `${label} text`, final && depth === 0));
-      rewritten = true;
+      bits.push(this.rewriteTarget(block, tag, `${label} text`, { inReply: final && depth === 0 }));
     } else if (final && (block === "delivery-cancel" || block === "delivery-rewrite")) {
+      const path = "delivery-stored" as const;
       bits.push(
         block === "delivery-cancel"
-          ? `${MARK.cancel} ${this.target(block, tag, "final text")}`
-          : this.rewriteTarget(block, tag, "final text", true),
+          ? `${MARK.cancel} ${this.target(block, tag, "final text", { path })}`
+          : this.rewriteTarget(block, tag, "final text", { path, inReply: true }),
       );
     }
     if (final && rng.chance(0.3)) bits.push("(saw {{lastToolResult}})");
@@ -333,8 +596,7 @@ class Builder {
       // Multi-part: the text split around a reasoning part.
       let reasoning = `reasoning for ${label} of ${tag}`;
       if (block === "response-block") reasoning += ` ${this.target(block, tag, `${label} reasoning`)}`;
-      // A rewritten message loses its reasoning: what sat there goes too.
-      else if (rewritten) reasoning += ` ${this.target(block as BlockKind, tag, `${label} reasoning`)}`;
+      else if (rewrittenRun) reasoning += ` ${this.target(block, tag, `${label} reasoning`, { path: "reasoning" })}`;
       const cut = text.indexOf(" ");
       turn.parts = [
         { type: "text", text: text.slice(0, cut + 1) },
@@ -352,7 +614,9 @@ class Builder {
 /** One line saying what a scenario does, printed with a failing seed. */
 export function describeScenario(s: Scenario): string {
   const runs = s.runs.map((r) =>
-    r.tag ? `${r.tag}${r.block ? `:${r.block}` : ""}${r.stream ? "~" : ""}` : "/compact",
+    r.tag
+      ? `${r.tag}${r.via === "model" ? "" : `(${r.via})`}${r.block ? `:${r.block}` : ""}${r.stream ? "~" : ""}`
+      : "/compact",
   );
   const children = s.children.map((r) => `${r.tag}${r.block ? `:${r.block}` : ""}`);
   const compaction =
@@ -361,7 +625,7 @@ export function describeScenario(s: Scenario): string {
       : `compaction>${s.compaction.contextTokens}t keep ${s.compaction.keepRecent}`;
   return [
     `seed ${s.seed} index ${s.index}`,
-    `store ${s.store}`,
+    `store ${s.store}${s.kill ? ` (killed at hook emission ${s.kill.atEmit})` : ""}`,
     s.commandHooks ? "command hooks" : "no command hooks",
     compaction,
     `runs [${runs.join(" ")}]`,

@@ -12,6 +12,7 @@ import { runR3 } from "./r3.js";
 import { runR4 } from "./r4.js";
 import { runR5 } from "./r5.js";
 import { runR6 } from "./r6.js";
+import { PATHS } from "./scenario.js";
 
 const { values } = parseArgs({
   options: {
@@ -63,6 +64,9 @@ if (want("R1")) {
     `R1 by verdict: ${Object.entries(f.byKind)
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")}`,
+  );
+  line(
+    `R1 by path (issue 11): ${PATHS.map((p) => `${p} ${f.byPath[p] ?? 0}`).join(", ")}; scenarios killed mid-way (memory store): ${f.killed}`,
   );
   line(`R1 leaks found: ${f.leaks}`);
   line(`R1 other failures (verdict not applied, control not found, run failed): ${f.failures}`);

@@ -3,6 +3,7 @@ import { HOOK_NAMES, type HookName } from "../src/hooks/index.js";
 import { definePlugin, type PluginDefinition } from "../src/plugins/index.js";
 import type { Gatehouse, RunStream } from "../src/runtime/gatehouse.js";
 import type { RunEvent } from "../src/runtime/types.js";
+import { tagOf } from "./world.js";
 
 /**
  * Everything a scenario delivered, in one order: hook events (stamped when emitted, so a
@@ -12,7 +13,9 @@ import type { RunEvent } from "../src/runtime/types.js";
  */
 export type MarkerKind =
   | "prompt-block"
+  | "compaction-block"
   | "tool-block"
+  | "call-rewrite"
   | "withhold"
   | "response-block"
   | "response-rewrite"
@@ -82,13 +85,12 @@ export class Timeline {
     return this.entries.filter((e): e is Extract<Entry, { type: "marker" }> => e.type === "marker");
   }
 
-  /** runId of the run whose prompt starts with `[tag]` (top-level and sub-agent runs alike). */
+  /** runId of the run whose input names `[tag]` (`[tag] …` or `/command [tag] …`; top-level and sub-agent runs alike). */
   runIdOf(tag: string): string | undefined {
-    const prefix = `[${tag}]`;
     for (const e of this.entries) {
       if (e.type !== "hook" || e.hook !== "message_received") continue;
       const content = (e.event as { content?: unknown }).content;
-      if (typeof content === "string" && content.startsWith(prefix)) return e.runId;
+      if (typeof content === "string" && tagOf(content) === tag) return e.runId;
     }
     return undefined;
   }
@@ -126,10 +128,12 @@ export class Timeline {
     };
     let kind: MarkerKind | undefined;
     let pluginId = o.decidedBy?.pluginId ?? "";
-    if (hook === "before_agent_run" && o.outcome === "block") {
+    if ((hook === "before_input" || hook === "before_agent_run") && o.outcome === "block") {
       kind = "prompt-block";
       pluginId = o.by?.pluginId ?? "";
-    } else if (hook === "before_tool_call" && result.block) kind = "tool-block";
+    } else if (hook === "before_compaction" && result.block) kind = "compaction-block";
+    else if (hook === "before_tool_call" && result.block) kind = "tool-block";
+    else if (hook === "before_tool_call" && changed("params")) kind = "call-rewrite";
     else if (hook === "after_tool_call" && result.block) kind = "withhold";
     else if (hook === "before_response_emit" && result.block) kind = "response-block";
     else if (hook === "before_response_emit" && (changed("allContent") || changed("content")))

@@ -1,18 +1,28 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
 import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
   LanguageModelV3Prompt,
   LanguageModelV3StreamResult,
 } from "@ai-sdk/provider";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 import { createScriptedModel, type ScriptInput } from "../src/models/index.js";
+import type { HostLogger } from "../src/plugins/host.js";
 import { definePlugin, type PluginDefinition } from "../src/plugins/index.js";
-import type { Tool } from "../src/tools/types.js";
-import { MARK, type PlannedRun, type Target } from "./scenario.js";
+import { createGatehouse, type Gatehouse } from "../src/runtime/gatehouse.js";
+import type { SessionStore } from "../src/store/types.js";
+import { type Tool, ToolError } from "../src/tools/types.js";
+import { COMMAND, MARK, type PlannedRun, type Scenario, type Target } from "./scenario.js";
 
 /** The compaction call ends with this instruction (src/runtime/compaction.ts). */
 const SUMMARY_INSTRUCTION = "Summarize the conversation above";
 const TOKEN = /(?:CANARY|REDACTED|REASON|NOTICE)-[A-Za-z0-9-]+/g;
+
+export const HOOK_SCRIPT = fileURLToPath(new URL("./hook.sh", import.meta.url));
 
 /**
  * The scripted model, plus the adversarial summarizer: a compaction call is answered with every
@@ -59,6 +69,19 @@ export function lookupTool(table: Readonly<Record<string, string>>): Tool<{ key:
   };
 }
 
+/** A tool that fails, printing what its table holds: a canary in a failure (a non-zero exit's output). */
+export function failTool(table: Readonly<Record<string, string>>): Tool<{ key: string }, never> {
+  return {
+    name: "Fail",
+    description: "Fails, printing what it found",
+    inputSchema: z.object({ key: z.string() }),
+    parallel: true,
+    async execute(input) {
+      throw new ToolError(`exit 1: ${table[input.key] ?? "nothing"}`);
+    },
+  };
+}
+
 export const echoTool: Tool<{ text: string }, { echoed: string }> = {
   name: "Echo",
   description: "Echoes its text",
@@ -68,14 +91,88 @@ export const echoTool: Tool<{ text: string }, { echoed: string }> = {
   },
 };
 
+// ─── The MCP server: one tool that answers `isError` with what a shared table holds ──────────────
+
+const mcpTable = new Map<string, string>();
+interface RunningServer {
+  readonly server: Server;
+  readonly url: string;
+  users: number;
+}
+let running: Promise<RunningServer> | undefined;
+
 /**
- * The scenario's policies, deciding by content: a prompt gate, a tool-output withholder, a
- * response gate that blocks or rewrites, a delivery gate that cancels or rewrites. Notices are
- * user-facing; reasons are internal and must never be seen again.
+ * An MCP server over streamable HTTP in this process, shared by every scenario running here:
+ * its tool `fail` answers `isError: true` with the text a scenario registered for its key.
+ * Each `useMcpServer` is matched by a `releaseMcpServer` (the last one stops it).
  */
-export function policyPlugin(runs: readonly PlannedRun[], targets: readonly Target[]): PluginDefinition {
+export async function useMcpServer(): Promise<string> {
+  running ??= startMcpServer();
+  const server = await running;
+  server.users++;
+  return server.url;
+}
+
+export async function releaseMcpServer(): Promise<void> {
+  const current = running;
+  if (!current) return;
+  const server = await current;
+  if (--server.users > 0) return;
+  running = undefined;
+  server.server.closeAllConnections();
+  await new Promise<void>((resolve) => server.server.close(() => resolve()));
+}
+
+async function startMcpServer(): Promise<RunningServer> {
+  const server = createServer(async (req, res) => {
+    // Stateless: a server and a transport per request.
+    const tools = new McpServer({ name: "canary", version: "1.0.0" });
+    tools.registerTool(
+      "fail",
+      { description: "Fails, reporting what it found", inputSchema: { key: z.string() } },
+      async ({ key }) => ({ content: [{ type: "text", text: mcpTable.get(key) ?? "nothing" }], isError: true }),
+    );
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on("close", () => {
+      void transport.close();
+      void tools.close();
+    });
+    await tools.connect(transport);
+    await transport.handleRequest(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, users: 0 };
+}
+
+/** Makes a scenario's MCP results known to the server (keys are unique across scenarios). */
+export function registerMcpResults(table: Readonly<Record<string, string>>): () => void {
+  for (const [key, value] of Object.entries(table)) mcpTable.set(key, value);
+  return () => {
+    for (const key of Object.keys(table)) mcpTable.delete(key);
+  };
+}
+
+// ─── The policy ────────────────────────────────────────────────────────────────────────────────
+
+/** The run tag an input names: `[tag] …`, or `/command [tag] …`. */
+export function tagOf(input: string): string | undefined {
+  return /^(?:\/[a-z-]+ )?\[([a-z0-9]+)\]/.exec(input)?.[1];
+}
+
+/**
+ * The scenario's policies, deciding by content: an input gate and a run gate, claims and a
+ * command answering with the planned replies, a tool-call guard that rewrites or blocks, a
+ * withholder of outputs and failures, a compaction guard, a response gate that blocks or
+ * rewrites, a delivery gate that cancels or rewrites. Notices are user-facing; reasons are
+ * internal and must never be seen again.
+ */
+export function policyPlugin(
+  runs: readonly PlannedRun[],
+  targets: readonly Target[],
+  replies: Readonly<Record<string, string>> = {},
+): PluginDefinition {
   const byTag = new Map(runs.map((r) => [r.tag, r]));
-  const runOf = (prompt: string) => byTag.get(/^\[([a-z0-9]+)\]/.exec(prompt)?.[1] ?? "");
+  const runOf = (input: string) => byTag.get(tagOf(input) ?? "");
   const replacer = (kind: Target["kind"]) => {
     const pairs = targets
       .filter((t) => t.kind === kind && t.replacement)
@@ -88,29 +185,61 @@ export function policyPlugin(runs: readonly PlannedRun[], targets: readonly Targ
   };
   const rewriteResponse = replacer("response-rewrite");
   const rewriteDelivery = replacer("delivery-rewrite");
+  const rewriteCall = replacer("call-rewrite");
   const runPrompts = new Map<string, string>();
+  const gateBlock = (input: string, marker: string) => {
+    if (!input.includes(marker)) return undefined;
+    const run = runOf(input);
+    return {
+      outcome: "block" as const,
+      reason: run?.reason ?? "internal",
+      ...(run?.notice ? { message: run.notice } : {}),
+      category: "canary",
+    };
+  };
   return definePlugin({
     id: "policy",
     setup(api) {
       api.on("message_received", (e, ctx) => void runPrompts.set(ctx.runId, e.content));
       api.on("agent_end", (_e, ctx) => void runPrompts.delete(ctx.runId));
-      api.on("before_agent_run", (e) => {
-        if (!e.prompt.includes(MARK.promptGate)) return undefined;
-        const run = runOf(e.prompt);
-        return {
-          outcome: "block",
-          reason: run?.reason ?? "internal",
-          ...(run?.notice ? { message: run.notice } : {}),
-          category: "canary",
-        };
+      api.on("before_input", (e) => gateBlock(e.prompt, MARK.inputGate));
+      api.on("before_agent_run", (e) => gateBlock(e.prompt, MARK.promptGate));
+      api.on("inbound_claim", (e) =>
+        e.content.includes(MARK.inbound) ? { handled: true, reply: replies[tagOf(e.content) ?? ""] ?? "" } : undefined,
+      );
+      api.on("before_agent_reply", (e) =>
+        e.cleanedBody.includes(MARK.claim)
+          ? { handled: true, reply: { text: replies[tagOf(e.cleanedBody) ?? ""] ?? "" } }
+          : undefined,
+      );
+      api.registerCommand(COMMAND, {
+        description: "answers with the run's planned reply",
+        run: (args) => replies[tagOf(args) ?? ""] ?? "no reply",
       });
+      api.on("before_compaction", (e) =>
+        (e.instructions ?? "").includes(MARK.compactBlock) ? { block: true } : undefined,
+      );
+      api.on("before_tool_call", (e) => {
+        const input = JSON.stringify(e.params);
+        if (input.includes(MARK.callBlock)) return { block: true, blockReason: "that call is not allowed" };
+        if (!input.includes(MARK.callRewrite)) return undefined;
+        return { params: JSON.parse(rewriteCall(input)) as unknown };
+      });
+      // A failure's output counts as much as a result's.
       api.on("after_tool_call", (e) =>
-        JSON.stringify(e.result ?? null).includes(MARK.withholdPlugin) ? { block: true } : undefined,
+        `${JSON.stringify(e.result ?? null)}${e.error ?? ""}`.includes(MARK.withholdPlugin)
+          ? { block: true }
+          : undefined,
       );
       api.on("before_response_emit", (e, ctx) => {
         if (e.content.includes(MARK.responseBlock)) {
           const run = runOf(runPrompts.get(ctx.runId) ?? "");
-          return { block: true, ...(run?.notice ? { blockReason: run.notice } : {}) };
+          // blockReason is internal; the notice the user sees is `message`.
+          return {
+            block: true,
+            blockReason: run?.reason ?? "internal",
+            ...(run?.notice ? { message: run.notice } : {}),
+          };
         }
         const allContent = e.allContent.map(rewriteResponse);
         return allContent.some((t, i) => t !== e.allContent[i]) ? { allContent } : undefined;
@@ -124,5 +253,56 @@ export function policyPlugin(runs: readonly PlannedRun[], targets: readonly Targ
         return content === e.content ? undefined : { content };
       });
     },
+  });
+}
+
+/** `--settings` JSON running the hook script on every event Gatehouse maps. */
+export function hookSettings(extra: Record<string, unknown> = {}): string {
+  const events = [
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "Stop",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+  ];
+  const hooks = Object.fromEntries(
+    events.map((e) => [e, [{ hooks: [{ type: "command", command: "/bin/sh", args: [HOOK_SCRIPT], ...extra }] }]]),
+  );
+  return JSON.stringify({ hooks });
+}
+
+export interface ScenarioWorld {
+  readonly store: SessionStore;
+  /** The scenario's folder: the project folder of its runs (and the command hooks' home). */
+  readonly dir: string;
+  readonly hookLog: string;
+  readonly logger: HostLogger;
+  /** The MCP server's URL, when the scenario uses its tool. */
+  readonly mcpUrl?: string;
+  readonly plugins?: readonly PluginDefinition[];
+  readonly onModelCall?: (prompt: LanguageModelV3Prompt) => void;
+}
+
+/** A scenario's Gatehouse: its script, its policies and tools, sub-agents two deep, the hook script if it has one. */
+export function scenarioGatehouse(scenario: Scenario, world: ScenarioWorld): Gatehouse {
+  return createGatehouse({
+    model: harnessModel(scenario.script, world.onModelCall),
+    plugins: [
+      ...(world.plugins ?? []),
+      policyPlugin([...scenario.runs, ...scenario.children], scenario.targets, scenario.replies),
+    ],
+    store: world.store,
+    tools: [lookupTool(scenario.lookup), failTool(scenario.failing), echoTool],
+    ...(world.mcpUrl ? { mcpServers: { canary: { type: "http", url: world.mcpUrl } } } : {}),
+    subagents: { maxDepth: 2 },
+    logger: world.logger,
+    config: { cwd: world.dir, compaction: scenario.compaction },
+    env: { ...process.env, HOOK_LOG: world.hookLog },
+    ...(scenario.commandHooks ? { commandHooks: { load: { homeDir: world.dir, cliSettings: hookSettings() } } } : {}),
   });
 }

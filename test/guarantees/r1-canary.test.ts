@@ -6,8 +6,8 @@ import type { SessionStore } from "../../src/store/types.js";
 import { R1_SCENARIOS, r1Part, SEED } from "./ci.js";
 
 describe("R1 — canary: blocked content never persists", () => {
-  // The CI size is split over two files (this one and r1-canary-2), each within npm test's per-file timeout.
-  r1Part(0, R1_SCENARIOS / 2);
+  // The CI size is split over three files (this one, r1-canary-2 and -3), each within npm test's per-file timeout.
+  r1Part(0, R1_SCENARIOS / 3);
 
   test("the checks can fail: a store whose scrubs do nothing leaks, and the report says where", async () => {
     let index = 0;
