@@ -126,7 +126,13 @@ describe("OpenClaw plugins through the CLI", { concurrency: 3 }, () => {
     assert.equal(gate.outcome, "blocked");
     assert.match(gate.reply, /Payroll questions go to HR\./);
     assert.equal(gate.blockedBy.pluginId, "policy");
-    assert.equal(blocked.stderr.match(/"metadata" is OpenClaw's/g)?.length, 1, blocked.stderr);
+    // Reported once per hook: the gate's result, and message_sending's (the block's notice is delivered through it).
+    assert.equal(
+      blocked.stderr.match(/before_agent_run: result key "metadata" is OpenClaw's/g)?.length,
+      1,
+      blocked.stderr,
+    );
+    assert.equal(blocked.stderr.match(/"metadata" is OpenClaw's/g)?.length, 2, blocked.stderr);
     assert.doesNotMatch(blocked.stderr, /invalid result/);
 
     const redacted = await gatehouse(["run", "-p", "show the card", "--json"], { cwd });
