@@ -394,7 +394,7 @@ describe("message_sending and delivery", () => {
   });
 });
 
-describe("tool calls (DESIGN §3 step 8e)", () => {
+describe("tool calls (docs/lifecycle.md, step 10d)", () => {
   const useTool = {
     runs: [
       {

@@ -24,7 +24,7 @@ const lookUpThenAnswer = {
 
 const toolResults = (parts: readonly Part[]) => parts.filter((p) => p.type === "tool_result");
 
-describe("the persistence hooks at runtime (DESIGN §3 8e)", () => {
+describe('the persistence hooks at runtime (docs/lifecycle.md, "Whenever a message is stored")', () => {
   test("tool_result_persist rewrites a tool result before the store: the store and the model's next step see only the rewrite", async () => {
     const redact = plugin("redact", (api) =>
       api.on("tool_result_persist", (e) => ({
