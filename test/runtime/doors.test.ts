@@ -113,6 +113,38 @@ describe("the doors", () => {
     assert.ok(!JSON.stringify(calls.at(-1)?.prompt).includes("SECRET-KEY"), "the next model call sees the rewrite");
   });
 
+  test("a cancelled delivery keeps the response gate's rewrites of the run's earlier texts", async () => {
+    const { gatehouse, store } = testGatehouse(
+      {
+        runs: [
+          {
+            turns: [
+              { text: "early SECRET-EARLY", toolCalls: [{ name: "Echo", input: { text: "x" } }] },
+              { text: "final" },
+            ],
+          },
+        ],
+      },
+      {
+        plugins: [
+          plugin("both", (api) => {
+            api.on("before_response_emit", (e) => ({
+              allContent: e.allContent.map((t) => t.replace("SECRET-EARLY", "[x]")),
+            }));
+            api.on("message_sending", () => ({ cancel: true }));
+          }),
+        ],
+      },
+    );
+    closers.push(() => gatehouse.close());
+    const result = await gatehouse.run({ prompt: "go" });
+    assert.equal(result.reply, null);
+    const everything = await stored(store);
+    assert.ok(!everything.includes("SECRET-EARLY"));
+    assert.match(everything, /early \[x\]/);
+    assert.match(everything, /not delivered: a policy \(both\)/);
+  });
+
   test("a slash command's reply and a block's notice carry their source to the output gates", async () => {
     const sources: string[] = [];
     const { gatehouse } = testGatehouse(

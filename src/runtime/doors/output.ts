@@ -48,9 +48,13 @@ export async function deliverAnswer(deps: RuntimeDeps, state: RunState, source: 
       await applyBlock(deps, state, { kind: "answer", by: gated.by, notice: gated.notice });
       return;
     case "cancelled": {
-      // The answer that was not delivered gives way to a notice saying so; the run's work before it stays.
+      // The answer that was not delivered gives way to a notice saying so; the run's work before it
+      // stays, as the response gate left it.
       if (texts.length)
-        await deps.store.rewriteRun(state.runId, [...texts.slice(0, -1), notices.notDelivered(gated.by.pluginId)]);
+        await deps.store.rewriteRun(state.runId, [
+          ...gated.allContent.slice(0, -1),
+          notices.notDelivered(gated.by.pluginId),
+        ]);
       state.setDelivered(null);
       return;
     }
