@@ -589,6 +589,15 @@ class Builder {
           ? `${MARK.cancel} ${this.target(block, tag, "final text", { path })}`
           : this.rewriteTarget(block, tag, "final text", { path, inReply: true }),
       );
+    } else if ((block === "delivery-cancel" || block === "delivery-rewrite") && rng.chance(0.5)) {
+      // Two verdicts on one answer: the response gate rewrites an earlier text, then delivery is
+      // cancelled or rewritten; the store must keep the first verdict too.
+      const how = block === "delivery-cancel" ? "cancelled" : "rewritten";
+      bits.push(
+        this.rewriteTarget("response-rewrite", tag, `${label} text of a run whose delivery is ${how}`, {
+          path: "delivery-stored",
+        }),
+      );
     }
     if (final && rng.chance(0.3)) bits.push("(saw {{lastToolResult}})");
     const text = bits.join(" ");
