@@ -531,12 +531,16 @@ class Builder {
       return call;
     }
     const grand = `${child}g`;
+    // The verdict is the parent's withholding of the child's answer, which names the child (the
+    // relayed text may have been compacted away in the child's own run before it answered).
+    const relay = `final of ${child} ${marker}`;
     const answer = this.target(kind, tag, `a sub-agent's answer two deep (${grand}), relayed by ${child}`, {
       path: "depth-2",
+      markerCanary: relay,
     });
     const task = this.target(kind, tag, `a sub-agent's task two deep (${grand})`, {
       path: "depth-2",
-      markerCanary: answer,
+      markerCanary: relay,
     });
     const grandPrompt = `[${grand}] Sub-sub-task ${task}.`;
     this.children.push({ tag: grand, session, prompt: grandPrompt, stream: false, via: "model" });
@@ -548,7 +552,7 @@ class Builder {
             { id: `${child}_g`, name: "Agent", input: { description: `subtask ${grand}`, prompt: grandPrompt } },
           ],
         },
-        { text: `final of ${child} ${marker} saw {{lastToolResult}}` },
+        { text: `${relay} saw {{lastToolResult}}` },
       ],
     });
     this.scriptRuns.push({ match: `^\\[${grand}\\]`, turns: [{ text: `answer of ${grand} ${answer}` }] });
