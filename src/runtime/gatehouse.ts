@@ -21,13 +21,13 @@ import type { McpServersConfig } from "../tools/mcp-config.js";
 import type { Tool } from "../tools/types.js";
 import { auditInterceptor } from "./audit.js";
 import type { ModelResolver, ResolvedModel, RuntimeConfig, RuntimeDeps } from "./deps.js";
+import { recoverAbandonedRuns } from "./doors/unchecked.js";
 import { dropEvents, RunEventChannel } from "./events.js";
 import { pluginTool } from "./plugin-tool.js";
 import { executeRun } from "./run.js";
 import { SlashCommands } from "./slash.js";
 import { createAgentTool } from "./subagent.js";
 import type { Approver, RunEvent, RunInput, RunResult } from "./types.js";
-import { recoverAbandonedRuns } from "./unchecked.js";
 
 /** A plugin handed over in code, with what gatehouse.json would otherwise say about it. */
 export interface PluginSpec {

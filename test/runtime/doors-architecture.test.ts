@@ -39,6 +39,7 @@ const OTHER_STORE_METHODS = [
   "getRun",
   "listRuns",
   "acquireRunLock",
+  "abandonedRunLocks",
   "runMessages",
   "sessionMessages",
   "history",
