@@ -155,8 +155,10 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
         hooks: {
           PreToolUse: [{ matcher: "Bash", hooks: [guard(), guard({ command: "false", onFailure: "continue" })] }],
           UserPromptSubmit: [{ hooks: [guard({ command: "true --prompt" })] }],
-          // Observers and Stop never block on a failure: no note.
+          // PostToolUseFailure withholds a failed tool's output, so it is a guard too.
           PostToolUseFailure: [{ hooks: [guard({ command: "true --failure" })] }],
+          // Observers and Stop never block on a failure: no note.
+          Notification: [{ hooks: [guard({ command: "true --notify" })] }],
           Stop: [{ hooks: [guard({ command: "true --stop" })] }],
         },
       };
@@ -171,10 +173,11 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
           `note: ${file}: hooks.PreToolUse[0].hooks[0]: PreToolUse`,
           `note: ${file}: hooks.PreToolUse[0].hooks[1]: PreToolUse`,
           `note: ${file}: hooks.UserPromptSubmit[0].hooks[0]: UserPromptSubmit`,
+          `note: ${file}: hooks.PostToolUseFailure[0].hooks[0]: PostToolUseFailure`,
         ],
       );
       assert.match(notes[0] ?? "", /"commandHooks": \{"onFailure": "block"\} in gatehouse\.json/);
-      assert.match(r.stdout, /^no problems; 5 handlers \(3 fail open\)$/m);
+      assert.match(r.stdout, /^no problems; 6 handlers \(4 fail open\)$/m);
 
       const closed = await fresh({
         ".claude/settings.json": settings,

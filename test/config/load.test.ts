@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ConfigError, loadConfig, parseConfig, parseConfigText } from "../../src/config/index.js";
+import { HOOK_NAMES } from "../../src/hooks/catalog.js";
 
 /** The problems a config value has, as the lines users read. */
 function problems(value: unknown): string[] {
@@ -87,7 +88,7 @@ describe("parseConfig: every problem names the file, the JSON path and what was 
 
   test("a union reports the branch the value was meant for", () => {
     assert.deepEqual(problems({ plugins: [{ path: "p.ts", hooks: { failOpen: ["befor_tool_call"] } }] }), [
-      'gatehouse.json: plugins[0].hooks.failOpen[0]: expected one of "session_start", "session_end", "before_reset", … (29 names), got "befor_tool_call"; did you mean "before_tool_call"?',
+      `gatehouse.json: plugins[0].hooks.failOpen[0]: expected one of "session_start", "session_end", "before_reset", … (${HOOK_NAMES.length} names), got "befor_tool_call"; did you mean "before_tool_call"?`,
     ]);
     assert.deepEqual(problems({ plugins: [{ path: "p.ts", hooks: { failOpen: "yes" } }] }), [
       "gatehouse.json: plugins[0].hooks.failOpen: expected true or false, or an array, got a string",

@@ -132,25 +132,37 @@ describe("several instances on one PostgreSQL", { skip }, () => {
   });
 });
 
-/** A model file for the killed instance: an answer with a canary, then a tool call that never returns. */
+/**
+ * A model file for the killed instance: a step with a canary and a quick tool call (stored once its
+ * call is done: unchecked output in the store), then a tool call that never returns.
+ */
 const KILL_SCRIPT = {
   runs: [
     {
       turns: [
-        { text: "UNCHECKED-CANARY-71a9 before the tool", toolCalls: [{ name: "Hang", input: {} }] },
+        { text: "UNCHECKED-CANARY-71a9 before the tool", toolCalls: [{ name: "Quick", input: {} }] },
+        { text: "", toolCalls: [{ name: "Hang", input: {} }] },
         { text: "never" },
       ],
     },
   ],
 };
 
-/** A plugin with an output gate (so output counts only once checked) and a tool that hangs, telling the test it started. */
+/** A plugin with an output gate (so output counts only once checked), a quick tool, and one that hangs, telling the test it started. */
 const KILL_PLUGIN = `
 import { writeFileSync } from "node:fs";
 export default {
   id: "hang",
   setup(api) {
     api.on("before_response_emit", () => undefined);
+    api.registerTool({
+      name: "Quick",
+      description: "returns at once",
+      inputSchema: { type: "object", properties: {} },
+      async execute() {
+        return "done";
+      },
+    });
     api.registerTool({
       name: "Hang",
       description: "never returns",
