@@ -2,10 +2,12 @@ import { join, resolve } from "node:path";
 import type { CoreStoreOptions } from "./core.js";
 import { StoreError } from "./errors.js";
 import { openMemoryStore } from "./memory.js";
-import { openSqliteStore } from "./sqlite.js";
+import { openSqliteStore, type SqliteStoreOptions } from "./sqlite.js";
 import type { SessionStore } from "./types.js";
 
 export type StoreOptions = CoreStoreOptions &
+  /** Notices for the operator, never content (see SqliteStoreOptions.warn); default: stderr. */
+  Pick<SqliteStoreOptions, "warn"> &
   (
     | { readonly kind: "sqlite"; readonly path: string }
     | { readonly kind: "postgres"; readonly url: string; readonly schema?: string; readonly poolSize?: number }

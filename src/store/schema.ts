@@ -54,9 +54,24 @@ const RUN_LOCK_QUEUE = `
   CREATE INDEX run_lock_queue_by_session ON run_lock_queue(session_id, ticket);
 `;
 
+// SQLite only: PostgreSQL has no afterScrub work to owe (see src/store/README.md, "Never persists").
+const SCRUB_DEBT = `
+  -- One row while a scrub's old bytes may still be in the database files. Written in the scrub's own
+  -- transaction, so a crash cannot lose it; removed once VACUUM has rewritten the file and the WAL is cut.
+  CREATE TABLE scrub_debt (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    scrubs INTEGER NOT NULL,             -- bumped by every scrub
+    vacuumed INTEGER NOT NULL DEFAULT 0, -- the value of scrubs the last VACUUM covered
+    pinned_at TEXT                       -- when another connection kept the files from being cleaned (audited once)
+  );
+`;
+
+/** A migration that only one dialect applies: version numbers stay shared, the other skips it. */
+type DialectMigration = Migration & { readonly only?: Dialect };
+
 export function migrationsFor(dialect: Dialect): readonly Migration[] {
   const t = TYPES[dialect];
-  return [
+  const all: DialectMigration[] = [
     {
       version: 1,
       description: "sessions, runs, messages, compactions, injections, audit",
@@ -186,5 +201,12 @@ export function migrationsFor(dialect: Dialect): readonly Migration[] {
         ${dialect === "sqlite" ? "DROP TABLE run_lock_queue;" : ""}
       `,
     },
+    {
+      version: 4,
+      description: "record scrubs whose old bytes are not yet purged from the SQLite files",
+      only: "sqlite",
+      sql: SCRUB_DEBT,
+    },
   ];
+  return all.filter((m) => m.only === undefined || m.only === dialect).map(({ only, ...m }) => m);
 }

@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import type { Message, Part } from "../core/message.js";
+import { maskSecrets } from "../core/secrets.js";
 import type { CompactionRow, InjectionRow, NewMessage, NewRun, StoreBackend, StoreTx } from "./backend.js";
 import { CoreStore, type CoreStoreOptions } from "./core.js";
 import { notFound, runExists, StoreError, sessionExists } from "./errors.js";
@@ -33,6 +35,7 @@ import {
   toSession,
 } from "./rows.js";
 import { SerialQueue } from "./serial.js";
+import { PURGE_AUDIT, SqlitePurge } from "./sqlite-purge.js";
 import { migrateSqlite } from "./sqlite-schema.js";
 import type {
   AuditFilter,
@@ -49,6 +52,11 @@ import type {
 export interface SqliteStoreOptions extends CoreStoreOptions {
   /** The database file; created (with its folder, both private) on first use. */
   readonly path: string;
+  /**
+   * Notices for the operator (never content): another connection holding the files so that a scrub's
+   * old bytes stay until it lets go. Default: a `gatehouse:` line on stderr.
+   */
+  readonly warn?: (message: string) => void;
 }
 
 /** A thrown better-sqlite3 error's code (`SQLITE_CONSTRAINT_PRIMARYKEY`, …). */
@@ -58,13 +66,27 @@ const sqliteCode = (error: unknown): string | undefined => (error as { code?: un
 const NOW_MS = "CAST(unixepoch('subsec') * 1000 AS INTEGER)";
 const RUNNING_RUNS = "(SELECT count(*) FROM runs WHERE session_id = @session AND status = 'running')";
 
+/** Recorded in the transaction of every change that removes or overwrites content (see `scrub_debt`). */
+const OWE_PURGE =
+  "INSERT INTO scrub_debt (id, scrubs) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET scrubs = scrubs + 1";
+
 /** The primitives as synchronous statements; the backend wraps them in transactions. */
 class SqliteTx implements StoreTx, LeaseStatements {
   private readonly cache = new Map<string, { statement: Database.Statement; writes: boolean }>();
   /** Set once a statement has changed a row; the write group reads and resets it. */
   wrote = false;
 
-  constructor(private readonly db: Database.Database) {}
+  /** `onScrub` hears of each change that owes a purge, before its transaction commits. */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly onScrub: () => void,
+  ) {}
+
+  /** Content is being deleted or overwritten: its old bytes must be purged from the files once this commits. */
+  private owePurge(): void {
+    this.run(OWE_PURGE);
+    this.onScrub();
+  }
 
   private sql(text: string): { statement: Database.Statement; writes: boolean } {
     let entry = this.cache.get(text);
@@ -164,7 +186,9 @@ class SqliteTx implements StoreTx, LeaseStatements {
   }
 
   deleteSession(id: string): boolean {
-    return this.run("DELETE FROM sessions WHERE id = ?", id).changes > 0;
+    const deleted = this.run("DELETE FROM sessions WHERE id = ?", id).changes > 0;
+    if (deleted) this.owePurge();
+    return deleted;
   }
 
   // Runs
@@ -336,11 +360,13 @@ class SqliteTx implements StoreTx, LeaseStatements {
   }
 
   updateMessageParts(id: string, parts: readonly Part[]): void {
-    this.run("UPDATE messages SET parts = ? WHERE id = ?", JSON.stringify(parts), id);
+    if (this.run("UPDATE messages SET parts = ? WHERE id = ?", JSON.stringify(parts), id).changes > 0) this.owePurge();
   }
 
   deleteMessages(ids: readonly string[]): void {
-    for (const id of ids) this.run("DELETE FROM messages WHERE id = ?", id);
+    let deleted = 0;
+    for (const id of ids) deleted += this.run("DELETE FROM messages WHERE id = ?", id).changes;
+    if (deleted > 0) this.owePurge();
   }
 
   // Compactions
@@ -379,7 +405,7 @@ class SqliteTx implements StoreTx, LeaseStatements {
 
   deleteCompactions(rows: readonly CompactionRow[]): void {
     // The compaction row (and its run index) goes with its summary message, by cascade.
-    for (const row of rows) this.run("DELETE FROM messages WHERE id = ?", row.messageId);
+    this.deleteMessages(rows.map((row) => row.messageId));
   }
 
   // Injections
@@ -559,8 +585,6 @@ class SqliteTx implements StoreTx, LeaseStatements {
 }
 
 const BUSY_TIMEOUT_MS = 10_000;
-const CHECKPOINT_WAIT_MS = 200;
-const CHECKPOINT_RETRY_MS = 250;
 /** Most operations one grouped transaction carries (a write group holds the database's write lock while they run). */
 const MAX_GROUP = 256;
 
@@ -577,9 +601,24 @@ class Batch {
 }
 
 /**
- * "Never persists" for SQLite: `secure_delete` zeroes deleted and overwritten content in the main file,
- * and after every scrub a TRUNCATE checkpoint copies the zeroed pages in and cuts the WAL to zero bytes,
- * so no older frame holding the old text survives there either.
+ * Creates the database file 0600 before SQLite opens it (its -wal and -shm files copy the main file's mode).
+ * An existing file is not opened: closing any descriptor of a file drops every POSIX lock this process holds
+ * on it, and another store in this process may hold SQLite's.
+ */
+function createPrivately(path: string): void {
+  try {
+    closeSync(openSync(path, "wx", 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+}
+
+/** Like the runtime's default logger: secrets masked (a path may hold anything). */
+const stderrWarn = (message: string) => void process.stderr.write(`gatehouse: ${maskSecrets(message)}\n`);
+
+/**
+ * "Never persists" for SQLite: `secure_delete` on the connection, and after every commit that removed
+ * content a purge (sqlite-purge.ts): VACUUM, then a TRUNCATE checkpoint.
  *
  * Group commit, on purpose: operations asked for in the same turn of the event loop run together, at the
  * end of that turn (`setImmediate`), writes in one transaction and one COMMIT, reads in one snapshot. A
@@ -596,30 +635,48 @@ class SqliteBackend implements StoreBackend {
   private readonly reads = new Batch();
   private readonly queue = new SerialQueue();
   private readonly leases: RunLeases;
-  private checkpointOwed = false;
-  private retry: NodeJS.Timeout | undefined;
+  private readonly purge: SqlitePurge;
   private closing = false;
 
-  constructor(path: string, leaseOptions: RunLeaseOptions) {
+  constructor(path: string, leaseOptions: RunLeaseOptions, warn: (message: string) => void = stderrWarn) {
     const dir = dirname(path);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    // Created 0600 before SQLite opens it: its -wal and -shm files copy the main file's mode.
-    closeSync(openSync(path, "a", 0o600));
+    createPrivately(path);
+    // The only connection: every write, run leases included, goes through it, so secure_delete covers all.
     this.db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
     try {
       this.db.pragma("journal_mode = WAL");
       this.db.pragma("synchronous = NORMAL");
       this.db.pragma("secure_delete = ON");
       this.db.pragma("foreign_keys = ON");
+      // VACUUM's transient copy of the database, too, stays in memory.
       this.db.pragma("temp_store = MEMORY");
       migrateSqlite(this.db);
-      // A crash between a scrub's commit and its checkpoint leaves old frames in the WAL: clear them now.
-      this.checkpoint();
+      this.tx = new SqliteTx(this.db, () => this.purge.owe());
+      this.purge = new SqlitePurge(this.db, {
+        path,
+        busyTimeoutMs: BUSY_TIMEOUT_MS,
+        queue: this.queue,
+        audit: (outcome, category) =>
+          this.tx.insertAudit({
+            id: randomUUID(),
+            hook: PURGE_AUDIT.hook,
+            pluginId: PURGE_AUDIT.pluginId,
+            outcome,
+            category,
+            sessionId: null,
+            runId: null,
+            at: new Date().toISOString(),
+          }),
+        warn,
+        now: () => new Date().toISOString(),
+      });
+      // A crash between a scrub's commit and its purge, or a reader that held the files, left it owed.
+      this.purge.atOpen();
     } catch (error) {
       this.db.close();
       throw error;
     }
-    this.tx = new SqliteTx(this.db);
     this.control = {
       begin: this.db.prepare("BEGIN"),
       beginImmediate: this.db.prepare("BEGIN IMMEDIATE"),
@@ -649,7 +706,7 @@ class SqliteBackend implements StoreBackend {
 
   afterScrub(): Promise<void> {
     return this.queue.run(async () => {
-      this.checkpoint();
+      this.purge.settle();
     });
   }
 
@@ -663,7 +720,6 @@ class SqliteBackend implements StoreBackend {
 
   async close(): Promise<void> {
     this.closing = true;
-    clearTimeout(this.retry);
     await this.leases.close();
     await this.queue.run(async () => {
       // Whatever was asked for before close() runs first (a turn already scheduled finds nothing left).
@@ -671,8 +727,11 @@ class SqliteBackend implements StoreBackend {
         await this.runBatch(this.writes, (group) => this.writeGroup(group));
         await this.runBatch(this.reads, (group) => this.readGroup(group));
       }
-      this.checkpoint(BUSY_TIMEOUT_MS);
-      this.db.close();
+      try {
+        this.purge.atClose();
+      } finally {
+        this.db.close();
+      }
     });
   }
 
@@ -768,7 +827,7 @@ class SqliteBackend implements StoreBackend {
       return;
     }
     try {
-      if (this.checkpointOwed) this.checkpoint();
+      this.purge.afterCommit();
     } catch (error) {
       for (const [write] of done) write.reject(error);
       return;
@@ -783,31 +842,8 @@ class SqliteBackend implements StoreBackend {
       // The next transaction reports what is wrong with the connection.
     }
   }
-
-  /**
-   * TRUNCATE must wait for other connections' read snapshots to end. It waits briefly (this blocks the
-   * event loop); if a reader still holds on, the cut is owed and retried shortly, after writes and at close.
-   */
-  private checkpoint(waitMs = CHECKPOINT_WAIT_MS): void {
-    this.db.pragma(`busy_timeout = ${waitMs}`);
-    try {
-      const [result] = this.db.pragma("wal_checkpoint(TRUNCATE)") as { busy: number }[];
-      this.checkpointOwed = (result?.busy ?? 0) !== 0;
-    } finally {
-      this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    }
-    if (this.checkpointOwed && !this.retry && !this.closing) {
-      this.retry = setTimeout(() => {
-        this.retry = undefined;
-        void this.queue.run(async () => {
-          if (this.checkpointOwed && !this.closing) this.checkpoint();
-        });
-      }, CHECKPOINT_RETRY_MS);
-      this.retry.unref();
-    }
-  }
 }
 
 export function openSqliteStore(options: SqliteStoreOptions): SessionStore {
-  return new CoreStore(new SqliteBackend(options.path, options.runLock ?? {}), options);
+  return new CoreStore(new SqliteBackend(options.path, options.runLock ?? {}, options.warn), options);
 }

@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { captureLogger } from "../../harness/capture.js";
+import { runScenario } from "../../harness/r1.js";
+import type { Scenario } from "../../harness/scenario.js";
 import { filesUnder } from "../../harness/sinks.js";
 import { echoTool, harnessModel } from "../../harness/world.js";
 import { HOOKS } from "../../src/hooks/index.js";
@@ -12,6 +15,8 @@ import { createGatehouse } from "../../src/runtime/gatehouse.js";
 import { openStore } from "../../src/store/index.js";
 
 // Minimal reproductions of what the guarantee harness found, kept so the fixes stay fixed.
+
+const R1_4242_1319 = fileURLToPath(new URL("fixtures/r1-seed-4242-index-1319.json", import.meta.url));
 
 describe("found by R1", () => {
   test("a rewrite drops a summary written from an earlier summary of the rewritten text (seed 2, index 21)", async () => {
@@ -53,6 +58,19 @@ describe("found by R1", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("found by R1 with fresh seeds (issue 20)", () => {
+  test("a compaction summary a block drops leaves no byte in the SQLite file, where a rebalance had left an old copy of it (seed 4242, index 1319)", async () => {
+    // secure_delete zeroed the summary's live cell, not the copy a b-tree rebalance had left in the unused
+    // middle of a page it rebuilt. The scenario as generated then (a snapshot: it replays even if the
+    // generator changes). Its three response-block canaries were in that copy.
+    const scenario = JSON.parse(readFileSync(R1_4242_1319, "utf8")) as Scenario;
+    assert.equal(scenario.store, "sqlite");
+    const report = await runScenario(scenario);
+    assert.deepEqual(report.leaks, []);
+    assert.deepEqual(report.failures, []);
   });
 });
 
