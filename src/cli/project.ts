@@ -163,13 +163,14 @@ export function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Opens the project's store for `body` and closes it afterwards. */
+/** Opens the project's store for `body` and closes it afterwards; the store's notices go to stderr. */
 export async function withProjectStore<T>(
   project: Project,
-  io: Pick<CommandIO, "cwd" | "env">,
+  io: Pick<CommandIO, "cwd" | "env" | "stderr">,
   body: (store: SessionStore) => Promise<T>,
 ): Promise<T> {
-  const store = await openProjectStore(storeOptionsFor(project.settings, io));
+  const { warn } = createCliLogger(io.stderr, io.env);
+  const store = await openProjectStore({ ...storeOptionsFor(project.settings, io), warn });
   try {
     return await body(store);
   } finally {

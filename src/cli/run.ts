@@ -123,7 +123,8 @@ export async function openGatehouse(
   log: CliLogger,
   options: { readonly approver: Approver },
 ): Promise<{ readonly gatehouse: Gatehouse; close(): Promise<void> }> {
-  const store = storeOptionsFor(settings, io);
+  // The store's notices (another connection holding its files, say) are the CLI's warnings.
+  const store = { ...storeOptionsFor(settings, io), warn: log.warn };
   const cleanup: (() => Promise<void>)[] = [];
   const close = async () => {
     for (const step of cleanup.splice(0)) {

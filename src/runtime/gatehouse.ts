@@ -172,9 +172,11 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     store =
       given && "appendMessage" in given
         ? given
-        : await openStore(
-            given ?? resolveStoreOptions({ projectDir: config.cwd, ...(options.env ? { env: options.env } : {}) }),
-          );
+        : await openStore({
+            // The store's operator notices (never content) go where the runtime's warnings go, unless the caller says.
+            warn: (message) => logger.warn(message),
+            ...(given ?? resolveStoreOptions({ projectDir: config.cwd, ...(options.env ? { env: options.env } : {}) })),
+          });
     engine.intercept(auditInterceptor(store, logger));
     const tools = new Map<string, Tool>((options.tools ?? []).map((t) => [t.name, t]));
     if (options.mcpServers && Object.keys(options.mcpServers).length) {
