@@ -2,13 +2,17 @@
 //   P5: rewriting and blocking a run when the session holds 100,000 prior messages vs 100 (goal <= 1.5x:
 //       the cost follows the run, not the history). Iterations on the two sessions are interleaved; the
 //       figure is the ratio of the medians.
+//       On SQLite every scrub also purges the file (VACUUM, then cut the WAL: issue 20), which costs in
+//       proportion to the whole file, the same for both sessions; the ratio still isolates the run's part.
+//   P5 purge (SQLite): a block on the 100,000-message file against a bare VACUUM + TRUNCATE checkpoint of
+//       that file on a raw connection (goal <= 1.5x: one purge per block, nothing else that follows the file).
 //   Appends: messages per second, one writer and 50 concurrent sessions, against raw inserts of the same
 //       rows measured in the same process.
 //
 //   node --expose-gc --import tsx bench/store.bench.ts      (or: npm run bench -- store)
 // PostgreSQL figures need GATEHOUSE_BENCH_DATABASE_URL or GATEHOUSE_TEST_DATABASE_URL.
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -156,6 +160,32 @@ async function p5(label: string, options: StoreOptions, seeder: Seeder): Promise
   );
 }
 
+/** P5 purge: blocks on the P5 file, interleaved with bare purges of it; the ratio of the medians. */
+async function sqlitePurgeFigure(path: string): Promise<void> {
+  const store = await openStore({ kind: "sqlite", path });
+  const session = await store.createSession();
+  const raw = new Database(path);
+  const samples = { block: [] as number[], bare: [] as number[] };
+  for (let i = 0; i < 6; i++) {
+    const run = await store.startRun({ sessionId: session.id });
+    await store.appendMessage({ sessionId: session.id, runId: run.id, role: "assistant", parts: answer(i) });
+    let start = process.hrtime.bigint();
+    await store.blockRun(run.id, NOTICE);
+    samples.block.push(Number(process.hrtime.bigint() - start));
+    start = process.hrtime.bigint();
+    raw.exec("VACUUM");
+    raw.pragma("wal_checkpoint(TRUNCATE)");
+    samples.bare.push(Number(process.hrtime.bigint() - start));
+  }
+  raw.close();
+  await store.close();
+  const mb = statSync(path).size / 2 ** 20;
+  const ratio = median(samples.block) / median(samples.bare);
+  console.log(
+    `P5 purge (sqlite, ${mb.toFixed(0)} MB file): a block ${ms(median(samples.block))}, a bare VACUUM + checkpoint ${ms(median(samples.bare))}: ${ratio.toFixed(2)}x (goal <= 1.5x${ratio <= 1.5 ? "" : " MISSED"})`,
+  );
+}
+
 /** Appends `perSession` messages to each of `sessions` sessions, the sessions concurrently; returns msg/s. */
 async function appendRate(store: SessionStore, sessions: number, perSession: number): Promise<number> {
   const targets = await Promise.all(
@@ -257,6 +287,7 @@ const dir = mkdtempSync(join(tmpdir(), "gatehouse-store-bench-"));
 try {
   const sqlitePath = join(dir, "p5.db");
   await p5("sqlite", { kind: "sqlite", path: sqlitePath }, sqliteSeeder(sqlitePath));
+  await sqlitePurgeFigure(sqlitePath);
   await sqliteAppends(dir);
   if (PG_URL) {
     const schema = `bench_${process.pid}`;
