@@ -62,6 +62,11 @@ export const ServerConfigSchema = z
       .min(0)
       .optional()
       .describe("On SIGTERM, how long running runs may finish before they are cancelled (default 30000)."),
+    recoverEveryMs: positive
+      .optional()
+      .describe(
+        "How often this instance looks for runs another instance left running when it died (its run lease expired) and recovers them, without waiting for their session's next run (default 10000; also once at start).",
+      ),
   })
   .describe("gatehouse serve: the HTTP API (see docs/server.md).");
 

@@ -30,10 +30,15 @@ export async function executeRun(
   emit: EventSink,
   child?: ChildPlacement,
 ): Promise<RunResult> {
-  const signal = input.signal ?? new AbortController().signal;
   // 0. Admission: the session, its run lock (one run per session, across processes), a run id.
   const { session, created } = child ? { session: child.session, created: true } : await openSession(deps, input);
-  const lock = await deps.store.acquireRunLock(session.id, { signal });
+  const lock = await deps.store.acquireRunLock(session.id, input.signal ? { signal: input.signal } : {});
+  // A lock another process took over (this one missed its lease's heartbeats) means that process may
+  // already have recovered this run: it stops here, as if cancelled, rather than write on.
+  const signal = input.signal ? AbortSignal.any([input.signal, lock.lost]) : lock.lost;
+  const onLost = () =>
+    deps.logger.warn(`session ${session.id}: another process took over its run lock; the run was stopped`);
+  lock.lost.addEventListener("abort", onLost, { once: true });
   try {
     if (!child && !created && lock.interruptedRuns > 0) await recoverInterruptedRuns(deps, session.id);
     const trigger = child ? "subagent" : (input.trigger ?? "api");
@@ -76,6 +81,7 @@ export async function executeRun(
       signal.removeEventListener("abort", cancelHooks);
     }
   } finally {
+    lock.lost.removeEventListener("abort", onLost);
     await lock.release();
   }
 }

@@ -2,6 +2,7 @@ import { hostname } from "node:os";
 import type { FastifyInstance } from "fastify";
 import type { ServerConfig } from "../config/server.js";
 import type { HookLogger } from "../hooks/kinds/shared.js";
+import { describeError, sanitizeLogLine } from "../hooks/sanitize.js";
 import type { Gatehouse } from "../runtime/gatehouse.js";
 import type { Approver } from "../runtime/types.js";
 import type { StoreOptions } from "../store/index.js";
@@ -28,6 +29,7 @@ export const DEFAULT_LIMITS: ServerLimits = {
   requestTimeoutMs: 300_000,
 };
 export const DEFAULT_SHUTDOWN_GRACE_MS = 30_000;
+export const DEFAULT_RECOVER_EVERY_MS = 10_000;
 
 /** Whether an address only this machine can reach. */
 export function isLoopback(host: string): boolean {
@@ -122,6 +124,8 @@ export async function openService(options: {
       await gatehouse.ready();
       ctx.ready = !gatehouse.plugins.diagnostics.some((d) => d.level === "error");
       await runs.watchSignals();
+      const sweeper = new AbandonedRunSweeper(gatehouse, logger, config.recoverEveryMs ?? DEFAULT_RECOVER_EVERY_MS);
+      await sweeper.start();
       const app = await buildApp(ctx);
       const address = await app.listen({ host: at.host, port: at.port });
       let closing: Promise<void> | undefined;
@@ -134,6 +138,7 @@ export async function openService(options: {
             const drained = runs.drain(graceMs);
             await drained;
             await app.close();
+            await sweeper.stop();
             for (const remove of removeInterceptors) remove();
             await steps.flush();
             await records.close();
@@ -143,4 +148,45 @@ export async function openService(options: {
       };
     },
   };
+}
+
+/**
+ * A dead instance's running runs hold unchecked output until someone recovers them. The session's
+ * next run would (on any instance), but a session nobody comes back to would keep it for good: so
+ * each instance looks for abandoned run leases at start and every `recoverEveryMs`, one sweep at a
+ * time, and recovers them as crash recovery does (docs/lifecycle.md).
+ */
+class AbandonedRunSweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+
+  constructor(
+    private readonly gatehouse: Gatehouse,
+    private readonly logger: HookLogger,
+    private readonly everyMs: number,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.sweep();
+    this.timer = setInterval(() => void this.sweep(), this.everyMs).unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.sweeping;
+  }
+
+  private sweep(): Promise<void> {
+    this.sweeping ??= this.gatehouse
+      .recoverAbandonedRuns()
+      .then(
+        () => undefined,
+        (error: unknown) =>
+          this.logger.warn(sanitizeLogLine(`recovering runs a stopped instance left: ${describeError(error)}`)),
+      )
+      .finally(() => {
+        this.sweeping = undefined;
+      });
+    return this.sweeping;
+  }
 }

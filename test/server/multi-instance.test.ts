@@ -179,7 +179,7 @@ export default {
 describe("an instance killed mid-run", { skip }, () => {
   const projectWith = tempProjects();
 
-  test("SIGKILL: the killed instance's running run is recovered by another instance and its unchecked output is gone from every row", async () => {
+  test("SIGKILL: another instance recovers the killed instance's running run on its own (no next run needed), its unchecked output gone from every row", async () => {
     const db = await freshDatabase(BASE_URL as string, `gh_kill_${process.pid}`);
     try {
       const dir = await projectWith({
@@ -216,22 +216,22 @@ describe("an instance killed mid-run", { skip }, () => {
         before.some((s) => sinkHas(s, "UNCHECKED-CANARY-71a9")),
         "the unchecked answer was stored before the kill",
       );
-      child.kill("SIGKILL");
-      await new Promise((r) => child.once("close", r));
-
+      // The survivor is already serving: it finds the dead instance's lease in one of its sweeps.
       const other = await startTestServer(
         { runs: [{ turns: [{ text: "fresh answer" }] }] },
-        { store: { kind: "postgres", url: db.url } },
+        { store: { kind: "postgres", url: db.url }, config: { recoverEveryMs: 50 } },
       );
       try {
-        const next = await api(other, "POST", `/v1/sessions/${session.body.id}/runs`, { body: { prompt: "next" } });
-        assert.equal(next.body.outcome, "completed");
-        const detail = await api(other, "GET", `/v1/sessions/${session.body.id}`);
-        const [first] = detail.body.runs;
-        assert.equal(first.status, "blocked", "the interrupted run is recovered, not left running");
+        child.kill("SIGKILL");
+        await new Promise((r) => child.once("close", r));
+        const firstRun = async () => (await api(other, "GET", `/v1/sessions/${session.body.id}`)).body.runs[0];
+        while ((await firstRun()).status === "running") await new Promise((r) => setTimeout(r, 50));
+        assert.equal((await firstRun()).status, "blocked", "the interrupted run is recovered, not left running");
         const after = await postgresRows(db.url, "public");
         for (const sink of after)
           assert.ok(!sinkHas(sink, "UNCHECKED-CANARY-71a9"), `unchecked output left in ${sink.name}`);
+        const next = await api(other, "POST", `/v1/sessions/${session.body.id}/runs`, { body: { prompt: "next" } });
+        assert.equal(next.body.outcome, "completed");
       } finally {
         await other.close();
       }
