@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { text } from "node:stream/consumers";
 // Not the command-hooks barrel: the dispatcher and executor load with the runtime, only when a hook is configured.
-import { formatDiagnostic } from "../command-hooks/diagnostics.js";
+import { type Diagnostic, formatDiagnostic } from "../command-hooks/diagnostics.js";
 import { loadCommandHookSources } from "../command-hooks/sources.js";
 import { MODEL_ENV, type ResolvedSettings } from "../config/index.js";
 import type { GatehouseConfig } from "../config/schema.js";
@@ -175,16 +175,22 @@ function loadCommandHooks(
     homeDir: load.homeDir ?? homedir(),
     projectDir: io.cwd,
   });
-  for (const d of loaded.diagnostics) {
-    const line = formatDiagnostic({ ...d, file: projectRelative(io.cwd, d.file) });
-    (d.level === "error" ? log.error : log.warn)(line);
-  }
-  const errors = loaded.diagnostics.filter((d) => d.level === "error").length;
+  const shown = (d: Diagnostic) => formatDiagnostic({ ...d, file: projectRelative(io.cwd, d.file) });
+  const warnings = loaded.diagnostics.filter((d) => d.level === "warning");
+  for (const d of loaded.diagnostics) if (d.level === "error") log.error(shown(d));
+  // Settings Claude Code accepts are not worth a screenful before every run: one line, the first named.
+  if (warnings.length > 0) log.warn(warningsLine(warnings.length, shown(warnings[0] as Diagnostic)));
+  const errors = loaded.diagnostics.length - warnings.length;
   if (errors > 0) {
     const what = errors === 1 ? "an error" : `${errors} errors`;
     throw new Stop(EXIT.usage, `command hooks: ${what} in the hook settings; not running without the configured hooks`);
   }
   return { ...rest, handlers: [...(rest.handlers ?? []), ...loaded.handlers] };
+}
+
+function warningsLine(count: number, first: string): string {
+  const more = count === 1 ? "" : ` (and ${count - 1} more)`;
+  return `${first}${more}; \`gatehouse hooks check\` lists them`;
 }
 
 /** `-p`, else all of stdin (one final newline dropped). */

@@ -339,7 +339,8 @@ function loadGroup(
         joinPath(groupPath, key),
         "sequential: hooks run in parallel in Gatehouse; one hook's output is not the next one's input",
       );
-    else if (key !== "matcher" && key !== "hooks") diag("error", joinPath(groupPath, key), `unknown field "${key}"`);
+    else if (key !== "matcher" && key !== "hooks")
+      diag("warning", joinPath(groupPath, key), `unknown field "${key}" in a matcher group is ignored`);
   }
   const matcherPath = joinPath(groupPath, "matcher");
   let matcher: string | undefined;
@@ -381,6 +382,7 @@ function loadGroup(
       pathVar: opts.pathVar,
       checkPrograms: opts.checkPrograms,
       envPolicy: opts.envPolicy,
+      defaultOnFailure: opts.onFailure,
       diag,
     });
     if (definition === undefined) return;

@@ -12,6 +12,7 @@ import {
   type HandlerDefinition,
   type HttpHandlerDef,
   httpHandlerShape,
+  type OnFailure,
 } from "./settings.js";
 
 export type Diag = (level: Diagnostic["level"], path: string, message: string) => void;
@@ -26,6 +27,8 @@ export interface HandlerContext {
   checkPrograms: boolean | undefined;
   /** Decides which variables an `http` handler's headers can really expand. */
   envPolicy: EnvPolicy | undefined;
+  /** `commandHooks.onFailure`, for handlers without their own. */
+  defaultOnFailure?: OnFailure | undefined;
   diag: Diag;
 }
 
@@ -61,7 +64,13 @@ export function validateHandler(raw: unknown, c: HandlerContext): HandlerDefinit
   };
   for (const key of Object.keys(raw)) {
     if (!Object.hasOwn(shape, key)) {
-      diag("error", joinPath(path, key), `unknown field "${key}" for a ${type} handler${fieldHint(key, dialect)}`);
+      // Claude Code ignores fields it does not know (and adds some every release): a warning,
+      // and the handler runs with the fields it has.
+      diag(
+        "warning",
+        joinPath(path, key),
+        `unknown field "${key}" for a ${type} handler is ignored${fieldHint(key, dialect)}`,
+      );
     }
   }
   const parsed = z.object(shape).safeParse(type === raw.type ? raw : { ...raw, type });
@@ -137,7 +146,9 @@ function checkSemantics(def: HandlerDefinition, c: HandlerContext): HandlerDefin
     }
     if (c.checkPrograms !== false) {
       const problem = programProblem(def.command, def.args !== undefined, c.projectDir, c.pathVar ?? process.env.PATH);
-      if (problem) diag("error", joinPath(path, "command"), problem);
+      // The program may be installed later (a linter, a notifier of another OS): as in Claude Code,
+      // a handler that cannot start is a runtime failure, which its onFailure decides.
+      if (problem) diag("warning", joinPath(path, "command"), `${problem}: ${failureEffect(def, c)}`);
     }
   }
   return def;
@@ -165,6 +176,14 @@ function checkHeaderVariables(def: HttpHandlerDef, c: HandlerContext): void {
       }
     }
   }
+}
+
+/** What a handler that cannot start does at run time, in the words `hooks check` prints. */
+function failureEffect(def: HandlerDefinition, c: HandlerContext): string {
+  const spec = EVENT_SPECS[c.event];
+  if ((def.onFailure ?? c.defaultOnFailure) === "block" && spec.failureCanBlock)
+    return `each ${c.event} it runs for is blocked (onFailure "block")`;
+  return "it fails each time it runs and the action goes ahead";
 }
 
 function fieldHint(key: string, dialect: Dialect): string {

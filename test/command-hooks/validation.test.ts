@@ -43,20 +43,22 @@ describe("settings validation names the file and JSON path", () => {
     assert.equal(r.handlers.length, 0);
   });
 
-  test("an unknown handler field is an error at its own path; the handler still runs with its known fields", () => {
+  test("an unknown handler field is a warning at its own path (Claude Code ignores it); the handler runs", () => {
     const r = check({ PreToolUse: [{ matcher: "Bash", hooks: [cmd(), cmd({ command: "ls", timeout_ms: 5000 })] }] });
     const d = only(r.diagnostics);
-    assert.equal(d.level, "error");
+    assert.equal(d.level, "warning");
     assert.equal(d.file, r.file);
     assert.equal(d.path, "hooks.PreToolUse[0].hooks[1].timeout_ms");
     assert.match(d.message, /unknown field "timeout_ms".*use "timeout", in seconds/);
     assert.equal(r.handlers.length, 2);
   });
 
-  test("an unknown field on a matcher group is an error", () => {
-    const d = only(check({ Stop: [{ hooks: [cmd()], matchers: "x" }] }).diagnostics);
+  test("an unknown field on a matcher group is a warning and its hooks still run", () => {
+    const r = check({ Stop: [{ hooks: [cmd()], matchers: "x" }] });
+    const d = only(r.diagnostics);
     assert.equal(d.path, "hooks.Stop[0].matchers");
-    assert.equal(d.level, "error");
+    assert.equal(d.level, "warning");
+    assert.equal(r.handlers.length, 1);
   });
 
   test("a matcher on an event that has none is a warning and is ignored", () => {
@@ -91,14 +93,23 @@ describe("settings validation names the file and JSON path", () => {
     assert.match(d.message, /in milliseconds .*looks like seconds/);
   });
 
-  test("a shell-form command whose program is not on PATH is an error", () => {
-    const d = only(check({ PreToolUse: [{ hooks: [cmd({ command: "no-such-guard --strict" })] }] }).diagnostics);
-    assert.equal(d.level, "error");
+  test("a shell-form command whose program is not on PATH is a warning saying what its failure will do", () => {
+    const r = check({ PreToolUse: [{ hooks: [cmd({ command: "no-such-guard --strict" })] }] });
+    const d = only(r.diagnostics);
+    assert.equal(d.level, "warning");
     assert.equal(d.path, "hooks.PreToolUse[0].hooks[0].command");
-    assert.match(d.message, /"no-such-guard" was not found on PATH/);
+    assert.match(
+      d.message,
+      /"no-such-guard" was not found on PATH: it fails each time it runs and the action goes ahead/,
+    );
+    assert.equal(r.handlers.length, 1, "the handler is kept: its failure is decided at run time");
+    const closed = check({ PreToolUse: [{ hooks: [cmd({ command: "no-such-guard", onFailure: "block" })] }] });
+    assert.match(only(closed.diagnostics).message, /each PreToolUse it runs for is blocked \(onFailure "block"\)/);
+    const byDefault = check({ PreToolUse: [{ hooks: [cmd({ command: "no-such-guard" })] }] }, { onFailure: "block" });
+    assert.match(only(byDefault.diagnostics).message, /is blocked/);
   });
 
-  test("a script under $CLAUDE_PROJECT_DIR that is missing or not executable is an error", () => {
+  test("a script under $CLAUDE_PROJECT_DIR that is missing or not executable is a warning", () => {
     const project = tempDir();
     mkdirSync(join(project, "hooks"));
     writeFileSync(join(project, "hooks/noexec.sh"), "#!/bin/sh\n");
@@ -118,14 +129,15 @@ describe("settings validation names the file and JSON path", () => {
     writeFileSync(join(project, ".claude/settings.json"), JSON.stringify({ hooks }));
     const r = loadCommandHookSources({ projectDir: project, homeDir: join(project, "h"), pathVar: "/bin" });
     assert.deepEqual(
-      r.diagnostics.map((d) => [d.path, d.message]),
+      r.diagnostics.map((d) => [d.level, d.path, d.message.replace(/: it fails each time.*$/, "")]),
       [
         [
+          "warning",
           "hooks.PreToolUse[0].hooks[0].command",
           'program "$CLAUDE_PROJECT_DIR/hooks/noexec.sh" is not executable'.replace("$CLAUDE_PROJECT_DIR", project),
         ],
-        ["hooks.PreToolUse[0].hooks[1].command", `program "${project}/hooks/missing.sh" was not found`],
-        ["hooks.PreToolUse[0].hooks[2].command", 'program "./hooks/missing2.sh" was not found'],
+        ["warning", "hooks.PreToolUse[0].hooks[1].command", `program "${project}/hooks/missing.sh" was not found`],
+        ["warning", "hooks.PreToolUse[0].hooks[2].command", 'program "./hooks/missing2.sh" was not found'],
       ],
     );
     assert.equal(r.handlers.length, 3, "kept: at run time they give no decision, or block with onFailure");
