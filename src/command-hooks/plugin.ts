@@ -9,7 +9,7 @@ import { type CommandHookEvent, notificationTypeOf } from "./events.js";
 import { buildPayload, type EventInputs } from "./payload.js";
 import { reportRuns } from "./report.js";
 import type { ConfiguredHandler } from "./sources.js";
-import { HOOK_BLOCK_REASON } from "./verdict.js";
+import { HOOK_BLOCK_REASON, HOOK_STOP_REASON } from "./verdict.js";
 
 export const COMMAND_HOOKS_PLUGIN_ID = "command-hooks";
 /** Consecutive Stop / SubagentStop blocks allowed in one run before the answer stands. */
@@ -160,8 +160,11 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
               ctx.signal,
             );
             if (!v) return undefined;
-            if (v.additionalContext) toolContext.set(e.toolCallId, v.additionalContext);
+            // `continue: false` stops the agent (Claude Code): the call does not run, and the run ends after this step.
+            if (v.continue === false) return { block: true, blockReason: stoppedReasonOf(v), stopRun: stopRunOf(v) };
+            // A blocked call gets no after_tool_call: its context would wait there for nothing.
             if (blocks(v)) return { block: true, blockReason: reasonOf(v) };
+            if (v.additionalContext) toolContext.set(toolKey(ctx.runId, e.toolCallId), v.additionalContext);
             return {
               ...(v.updatedInput === undefined ? {} : { params: v.updatedInput }),
               ...(v.decision === "ask" ? { requireApproval: { title: v.reason ?? `Allow ${e.toolName}?` } } : {}),
@@ -173,8 +176,8 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
         api.on(
           "after_tool_call",
           async (e, ctx) => {
-            const pre = toolContext.get(e.toolCallId);
-            toolContext.delete(e.toolCallId);
+            const pre = toolContext.get(toolKey(ctx.runId, e.toolCallId));
+            toolContext.delete(toolKey(ctx.runId, e.toolCallId));
             const call = {
               toolName: e.toolName,
               toolInput: e.params,
@@ -186,12 +189,17 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
                 ? await fire("PostToolUse", ctx, { ...call, toolResponse: e.result }, ctx.signal)
                 : await fire("PostToolUseFailure", ctx, { ...call, error: e.error }, ctx.signal);
             const context = [pre, v?.additionalContext].filter((t): t is string => !!t).join("\n\n");
-            const withContext = context ? { additionalContext: context } : {};
+            const withContext = {
+              ...(context ? { additionalContext: context } : {}),
+              // `continue: false` stops the agent once this step is done; the output itself stays unless a hook blocked it.
+              ...(v?.continue === false ? { stopRun: stopRunOf(v) } : {}),
+            };
             // A PostToolUseFailure block withholds the failure too: a Gatehouse extension (Claude Code cannot).
-            if (blocks(v)) return { block: true, blockReason: reasonOf(v as MergedVerdict), ...withContext };
+            if (v !== undefined && (v.decision === "block" || v.decision === "deny"))
+              return { block: true, blockReason: reasonOf(v), ...withContext };
             if (e.error === undefined && v?.updatedToolOutput !== undefined)
               return { result: v.updatedToolOutput, ...withContext };
-            return context ? withContext : undefined;
+            return Object.keys(withContext).length > 0 ? withContext : undefined;
           },
           opts("PostToolUse"),
         );
@@ -229,11 +237,13 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
           },
           opts("Stop"),
         );
-      if (any("UserPromptSubmit", "Stop", "SubagentStop"))
+      if (any("UserPromptSubmit", "Stop", "SubagentStop", "PreToolUse"))
         api.on(
           "agent_end",
           (_e, ctx) => {
             for (const map of [promptContext, stopBlocks]) map.delete(ctx.runId);
+            // Context of calls that never got an after_tool_call (approval denied, the run stopped or failed).
+            for (const key of toolContext.keys()) if (key.startsWith(toolKey(ctx.runId, ""))) toolContext.delete(key);
           },
           opts("cleanup"),
         );
@@ -307,6 +317,16 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
 
   return { plugin, approver };
 }
+
+/** Per run: a tool call id is the model's, and two runs may reuse one. */
+const toolKey = (runId: string, toolCallId: string) => `${runId}\0${toolCallId}`;
+
+/** What a `continue: false` hook shows the user: its `stopReason` (never shown to the model). */
+const stopRunOf = (v: MergedVerdict) => (v.stopReason === undefined ? {} : { message: v.stopReason });
+
+/** What the model reads for a call a `continue: false` stopped: the hook's block reason, never its stopReason. */
+const stoppedReasonOf = (v: MergedVerdict) =>
+  (v.decision === "block" || v.decision === "deny" ? v.reason : undefined) ?? HOOK_STOP_REASON;
 
 const byHooks = (decision: ApprovalDecision): ApprovalAnswer => ({ decision, decidedBy: COMMAND_HOOKS_PLUGIN_ID });
 

@@ -30,6 +30,8 @@ export interface NormalizedVerdict {
 
 /** Shown when a hook blocks without saying why (exit 2 with empty stderr). */
 export const HOOK_BLOCK_REASON = "Blocked by a hook.";
+/** What the model reads for a tool call a hook's `continue: false` stopped (its stopReason is the user's). */
+export const HOOK_STOP_REASON = "Not run: a hook stopped the agent.";
 /** Shown when `onFailure: "block"` turns a timeout, a spawn error or bad output into a block. */
 export const NO_DECISION_BLOCK_REASON = "Blocked: a required hook gave no decision.";
 

@@ -50,6 +50,12 @@ export interface HookSpec {
   /** Fail-closed modify hooks: the latch a handler failure sets (it becomes a block). */
   readonly blockField?: string;
   /**
+   * Modify hooks: a field that ends the run once the current step is done. Not a latch (the
+   * remaining handlers still decide about this call); the first handler to set it is named in
+   * the outcome's `stoppedBy`.
+   */
+  readonly stopField?: string;
+  /**
    * Cross-field checks and canonical forms after schema validation. Returns the result to
    * merge, or a string saying why it is invalid (the failure policy then applies).
    */
@@ -100,6 +106,17 @@ const usage = z
     totalTokens: z.number().optional(),
   })
   .meta({ type: "Usage" });
+/** Claude Code's `continue: false` on a tool event: the agent stops, and the user reads why. */
+const stopRun = z
+  .object({
+    message: z.string().optional().describe("user-safe; shown to the user as the run's reply, never to the model"),
+  })
+  .strict()
+  .optional()
+  .describe(
+    "end the run once this step's tool calls are done: no further model call; the run ends blocked and the user is shown `message`",
+  );
+
 const approvalRequest = z
   .object({
     title: z.string().min(1),
@@ -339,9 +356,11 @@ export const HOOKS = {
         block: z.boolean().optional(),
         blockReason: z.string().optional().describe("user-safe; the model sees it as the tool's error"),
         requireApproval: approvalRequest.optional(),
+        stopRun,
       })
       .strict(),
-    rules: { params: chain, block: latch, blockReason: first, requireApproval: first },
+    stopField: "stopRun",
+    rules: { params: chain, block: latch, blockReason: first, requireApproval: first, stopRun: first },
   }),
   after_tool_call: defineHook({
     kind: "modify",
@@ -370,9 +389,11 @@ export const HOOKS = {
         block: z.boolean().optional().describe("withhold the output (or the failure): a notice replaces it everywhere"),
         blockReason: z.string().optional().describe("user-safe; the model sees it in the notice"),
         additionalContext: z.string().optional(),
+        stopRun,
       })
       .strict(),
-    rules: { result: chain, block: latch, blockReason: first, additionalContext: concat },
+    stopField: "stopRun",
+    rules: { result: chain, block: latch, blockReason: first, additionalContext: concat, stopRun: first },
   }),
   tool_result_persist: defineHook({
     kind: "sync",

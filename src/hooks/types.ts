@@ -65,6 +65,8 @@ export interface ModifyOutcome<K extends HookName> {
   readonly result: MergedResult<K>;
   /** Set when a latch field was set: by a handler's result, or by a fail-closed failure. */
   readonly decidedBy?: Attribution;
+  /** Set when a handler asked to end the run (the hook's `stopField`, e.g. `stopRun`). */
+  readonly stoppedBy?: Attribution;
 }
 
 /** A gate's outcome. The handler's internal `reason` is dropped here: it never leaves the engine. */

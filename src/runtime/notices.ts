@@ -11,6 +11,8 @@ export const notices = {
   toolWithheld: (toolName: string, pluginId: string, reason?: string) =>
     `[The output of this ${toolName} call was withheld by a policy (${pluginId})${reason ? `: ${reason}` : ""}. The tool did run.]`,
   subagentWithheld: "[This sub-agent's work was withheld by a policy of the agent that started it.]",
+  runStopped: (pluginId: string) => `The run was stopped by a policy (${pluginId}).`,
+  notRunAfterStop: (toolName: string) => `The ${toolName} call did not run: the run was stopped by a policy.`,
   approvalDenied: (toolName: string) => `The ${toolName} call was not approved.`,
   toolNotAllowed: (toolName: string) => `The tool ${toolName} is not available in this run.`,
   unknownTool: (toolName: string) => `There is no tool named ${toolName}.`,

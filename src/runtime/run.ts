@@ -9,7 +9,7 @@ import type { Tool } from "../tools/types.js";
 import { compact } from "./compaction.js";
 import type { RuntimeDeps } from "./deps.js";
 import { admitInput, admitPrompt, storePrompt } from "./doors/input.js";
-import { deliverAnswer, deliverReply, liveText, outputGated, writeAssistant } from "./doors/output.js";
+import { deliverAnswer, deliverReply, deliverStop, liveText, outputGated, writeAssistant } from "./doors/output.js";
 import { closeDanglingToolCalls, runToolCalls } from "./doors/tool.js";
 import { discardUncheckedOutput, recoverInterruptedRuns } from "./doors/unchecked.js";
 import type { EventSink } from "./events.js";
@@ -145,8 +145,9 @@ async function lifecycle(
     if (!(await admitPrompt(deps, state))) return result(state, sessionId);
     // 10–11.
     await agentLoop(deps, state, context.depth);
-    // 12. The output door.
-    await deliverAnswer(deps, state, "model");
+    // 12. The output door: the answer, or the notice of a tool hook that stopped the run.
+    if (state.stopRequest) await deliverStop(deps, state, state.stopRequest);
+    else await deliverAnswer(deps, state, "model");
   } catch (error) {
     if (state.signal.aborted) state.setStopped("cancelled");
     else state.setStopped("failed", describeFailure(error));
@@ -258,6 +259,7 @@ async function agentLoop(deps: RuntimeDeps, state: RunState, depth: number): Pro
     const response = await callModel(deps, state, modelTools, onText);
     if (response.toolCalls.length) {
       await runToolCalls(deps, state, response, tools);
+      if (state.stopRequest) return;
       continue;
     }
     await writeAssistant(deps, state, response.parts);

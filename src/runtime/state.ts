@@ -1,5 +1,6 @@
 import type { Message } from "../core/message.js";
 import { deepFreeze } from "../hooks/freeze.js";
+import type { Attribution } from "../hooks/types.js";
 import type { ModelUsage } from "../models/collect.js";
 import type { QueuedInjection } from "../store/types.js";
 import { charsToTokens, messageChars } from "./compaction.js";
@@ -15,6 +16,12 @@ export interface PromptContext {
   append: string[];
   systemPrepend: string[];
   systemAppend: string[];
+}
+
+/** Who asked to end the run after the current step, and what the user is shown (user-safe). */
+export interface StopRequest {
+  readonly by: Attribution;
+  readonly message: string | undefined;
 }
 
 /** Everything one run knows while it runs. */
@@ -51,6 +58,7 @@ export class RunState {
   #blockedBy: BlockedBy | undefined;
   #error: string | undefined;
   #leftForRecovery = false;
+  #stopRequest: StopRequest | undefined;
   readonly #sink: EventSink;
 
   constructor(
@@ -80,6 +88,16 @@ export class RunState {
 
   get error(): string | undefined {
     return this.#error;
+  }
+
+  /** A tool hook asked to end the run once the current step is done (Claude Code's `continue: false`). */
+  get stopRequest(): StopRequest | undefined {
+    return this.#stopRequest;
+  }
+
+  /** The first request stands: its hook and its message are what the user is shown. */
+  requestStop(request: StopRequest): void {
+    this.#stopRequest ??= request;
   }
 
   /** Its unchecked output could not be removed: the run stays "running" for recovery to finish. */

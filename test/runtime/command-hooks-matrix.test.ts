@@ -68,7 +68,12 @@ type Effect =
   /** PermissionRequest: the approval is granted without asking anyone else. */
   | { readonly kind: "allow" }
   /** Observe-only events: the hook ran; the run is the same whatever it said. */
-  | { readonly kind: "observed" };
+  | { readonly kind: "observed" }
+  /**
+   * Claude Code's `continue: false` on a tool event: no further model call, the run ends blocked
+   * and its reply is this text (the hook's stopReason), which is never stored.
+   */
+  | { readonly kind: "stopped"; readonly text: string };
 
 const none: Effect = { kind: "none" };
 const told = (text: string): Effect => ({ kind: "told", text });
@@ -77,6 +82,16 @@ const ask: Effect = { kind: "ask" };
 const allow: Effect = { kind: "allow" };
 const context = (text: string): Effect => ({ kind: "context", text });
 const block = (reason: string): Effect => ({ kind: "block", reason });
+const stopped = (text: string): Effect => ({ kind: "stopped", text });
+
+/** The run a tool hook stopped: one model call, its reply the stop text, which the store never holds. */
+function stoppedWith(o: Observed, text: string): void {
+  assert.equal(o.result.outcome, "blocked");
+  assert.equal(o.result.blockedBy?.category, "stop");
+  assert.equal(o.prompts.length, 1, "no model call after the stop");
+  assert.equal(o.result.reply, text);
+  assert.doesNotMatch(o.stored, new RegExp(text), "the stop text is the user's, never stored for the model");
+}
 
 // ── How a run reaches each event ────────────────────────────────────────────────────────
 
@@ -244,6 +259,11 @@ const MATRIX: Record<CommandHookEvent, Row> = {
     reach: REACH.tool,
     blockMeans: "the tool never runs, the model sees the reason",
     check(e, o) {
+      if (e.kind === "stopped") {
+        stoppedWith(o, e.text);
+        assert.equal(o.probeRuns, 0, "the tool never ran");
+        return;
+      }
       assert.equal(o.result.outcome, "completed");
       if (e.kind === "block") {
         assert.equal(o.probeRuns, 0, "the tool never ran");
@@ -262,7 +282,7 @@ const MATRIX: Record<CommandHookEvent, Row> = {
       exit1: [none, block(STDERR)],
       exit2: [block(STDERR), context(STDERR)],
       block: [block(REASON), block(REASON)],
-      continue: [block(STOP), block(STOP)],
+      continue: [stopped(STOP), block(STOP)],
       context: [context(CONTEXT), context(CONTEXT)],
       allow: [none, none],
       ask: [ask, none],
@@ -299,8 +319,13 @@ const MATRIX: Record<CommandHookEvent, Row> = {
     reach: REACH.tool,
     blockMeans: "output withheld from the model, the reply and the store",
     check(e, o) {
-      assert.equal(o.result.outcome, "completed");
       assert.equal(o.probeRuns, 1, "the tool ran");
+      if (e.kind === "stopped") {
+        stoppedWith(o, e.text);
+        assert.match(o.stored, new RegExp(OUTPUT), "the output stays, as in Claude Code");
+        return;
+      }
+      assert.equal(o.result.outcome, "completed");
       if (e.kind === "block") {
         assert.ok(o.prompts[1]?.includes(e.reason), "the notice carries the reason");
         assert.ok(!o.prompts[1]?.includes(OUTPUT), "the model never sees the output");
@@ -318,7 +343,7 @@ const MATRIX: Record<CommandHookEvent, Row> = {
       exit1: [none, block(STDERR)],
       exit2: [block(STDERR), context(STDERR)],
       block: [block(REASON), block(REASON)],
-      continue: [block(STOP), block(STOP)],
+      continue: [stopped(STOP), block(STOP)],
       context: [context(CONTEXT), none],
     },
   },
@@ -328,9 +353,14 @@ const MATRIX: Record<CommandHookEvent, Row> = {
     reach: REACH.failingTool,
     blockMeans: "the failure withheld from the model, the reply and the store",
     check(e, o) {
-      assert.equal(o.result.outcome, "completed");
       assert.equal(o.probeRuns, 1);
       assert.equal(payloadOf(o, "PostToolUseFailure").error, FAILURE);
+      if (e.kind === "stopped") {
+        stoppedWith(o, e.text);
+        assert.match(o.stored, new RegExp(FAILURE), "the failure stays");
+        return;
+      }
+      assert.equal(o.result.outcome, "completed");
       if (e.kind === "block") {
         assert.ok(o.prompts[1]?.includes(e.reason), "the notice carries the reason");
         assert.ok(!o.prompts[1]?.includes(FAILURE), "the model never sees the failure");
@@ -346,7 +376,7 @@ const MATRIX: Record<CommandHookEvent, Row> = {
       exit1: [none, block(STDERR)],
       exit2: [block(STDERR), context(STDERR)],
       block: [block(REASON), block(REASON)],
-      continue: [block(STOP), block(STOP)],
+      continue: [stopped(STOP), block(STOP)],
       context: [context(CONTEXT), none],
     },
   },
@@ -576,6 +606,8 @@ function describeEffect(e: Effect, row: Row): string {
       return "approval requested";
     case "allow":
       return "approved without asking";
+    case "stopped":
+      return `the agent stops: run blocked, reply ${e.text}, no further model call`;
   }
 }
 
@@ -593,7 +625,12 @@ for (const event of COMMAND_HOOK_EVENTS) {
               o.payloads.some((p) => p.hook_event_name === event),
               `the ${event} hook ran (payload logged)`,
             );
-            if (effect.kind === "none" || effect.kind === "observed" || effect.kind === "told")
+            if (
+              effect.kind === "none" ||
+              effect.kind === "observed" ||
+              effect.kind === "told" ||
+              effect.kind === "stopped"
+            )
               for (const p of o.prompts) assert.doesNotMatch(p, ANY_MARKER, "nothing the hook said reaches the model");
             // Reasons, context and stderr never reach the log; only words the hook meant for the user do.
             if (effect.kind === "told")

@@ -8,6 +8,8 @@ import { attribution, type Dispatch, errorDetail, validateResult } from "./share
 export interface ModifyDispatchOutcome {
   readonly result: Record<string, unknown>;
   readonly decidedBy?: Attribution;
+  /** The handler that set the hook's `stopField` first. */
+  readonly stoppedBy?: Attribution;
 }
 
 /**
@@ -22,6 +24,7 @@ class Modify extends Sequence<ModifyDispatchOutcome> {
   private readonly merger: Merger;
   private readonly matchValue: string | undefined;
   private current: Readonly<Record<string, unknown>>;
+  private stoppedBy: Attribution | undefined;
 
   constructor(d: Dispatch) {
     super(d);
@@ -49,7 +52,9 @@ class Modify extends Sequence<ModifyDispatchOutcome> {
       if (typeof validated !== "string") {
         const latched = merger.apply(validated);
         if (merger.chained) this.current = Object.freeze({ ...this.current, ...merger.chained });
-        if (latched) return { result: merger.merged, decidedBy: attribution(registration, "decision") };
+        if (spec.stopField !== undefined && validated[spec.stopField] !== undefined)
+          this.stoppedBy ??= attribution(registration, "decision");
+        if (latched) return this.outcome(attribution(registration, "decision"));
         return CONTINUE;
       }
       cause = "invalid";
@@ -62,16 +67,24 @@ class Modify extends Sequence<ModifyDispatchOutcome> {
     failures.report(registration, cause, detail, closed);
     if (!closed) return CONTINUE;
     merger.merged[spec.blockField as string] = true;
-    return { result: merger.merged, decidedBy: attribution(registration, cause) };
+    return this.outcome(attribution(registration, cause));
   }
 
   protected cancelled(registration: Registration): ModifyDispatchOutcome {
     const { blockField } = this.d.spec;
     if (blockField !== undefined) this.merger.merged[blockField] = true;
-    return { result: this.merger.merged, decidedBy: attribution(registration, "cancelled") };
+    return this.outcome(attribution(registration, "cancelled"));
   }
 
   protected end(): ModifyDispatchOutcome {
-    return { result: this.merger.merged };
+    return this.outcome(undefined);
+  }
+
+  private outcome(decidedBy: Attribution | undefined): ModifyDispatchOutcome {
+    return {
+      result: this.merger.merged,
+      ...(decidedBy === undefined ? {} : { decidedBy }),
+      ...(this.stoppedBy === undefined ? {} : { stoppedBy: this.stoppedBy }),
+    };
   }
 }

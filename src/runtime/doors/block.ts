@@ -1,4 +1,5 @@
 import type { Attribution } from "../../hooks/types.js";
+import { assistantTexts } from "../../store/plan.js";
 import type { Run } from "../../store/types.js";
 import type { RuntimeDeps } from "../deps.js";
 import { notices } from "../notices.js";
@@ -23,6 +24,11 @@ export type Block =
       /** The hook's `blockReason`: what the model reads. */
       readonly reason: string | undefined;
     }
+  /**
+   * A tool hook's `stopRun` (Claude Code's `continue: false`): the run ends after the step, its
+   * work kept; `notice` is the hook's message for the user.
+   */
+  | { readonly kind: "stop"; readonly by: Attribution; readonly notice: string }
   /** `after_tool_call`: the output (or failure) is withheld, and the sub-agent runs behind the call are scrubbed. */
   | {
       readonly kind: "tool-output";
@@ -53,9 +59,41 @@ export async function applyBlock(deps: RuntimeDeps, state: RunState, block: Bloc
       await scrubSubagentTrees(deps, block.childRuns, notice, by);
       return notice;
     }
+    case "stop":
+      return stopTheRun(deps, state, block);
     default:
       return blockTheRun(deps, state, block);
   }
+}
+
+/**
+ * The run ends where a tool hook stopped it. What it did stays, and goes through the output
+ * gates like an answer would (its texts in `allContent`), with the stop's notice as the text
+ * delivered: a response gate that blocks it blocks the run's answer; one that rewrites the
+ * earlier texts has them stored rewritten. The notice itself is not stored: it is for the user,
+ * and the model never reads it (as in Claude Code, where `stopReason` is not shown to Claude).
+ */
+async function stopTheRun(
+  deps: RuntimeDeps,
+  state: RunState,
+  block: Extract<Block, { kind: "stop" }>,
+): Promise<string | null> {
+  const { by } = block;
+  const texts = assistantTexts(state.runMessages);
+  const gated = await gateReply(deps, state, {
+    source: "notice",
+    text: block.notice,
+    allContent: [...texts, block.notice],
+  });
+  if (gated.kind === "blocked") return blockTheRun(deps, state, { kind: "answer", by: gated.by, notice: gated.notice });
+  const earlier = gated.allContent.slice(0, -1);
+  if (texts.length > 0 && earlier.some((text, i) => text !== texts[i]))
+    await deps.store.rewriteRun(state.runId, earlier);
+  const delivered = gated.kind === "delivered" ? gated.text : null;
+  state.setBlocked({ pluginId: by.pluginId, hook: by.hook, category: "stop" }, delivered);
+  state.emitText({ type: "blocked", hook: by.hook, pluginId: by.pluginId, message: delivered ?? block.notice });
+  if (delivered !== null) await announceDelivery(deps, delivered);
+  return delivered;
 }
 
 async function blockTheRun(

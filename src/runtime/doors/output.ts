@@ -2,7 +2,7 @@ import type { Part } from "../../core/message.js";
 import { assistantTexts } from "../../store/plan.js";
 import type { RuntimeDeps } from "../deps.js";
 import { notices } from "../notices.js";
-import type { RunState } from "../state.js";
+import type { RunState, StopRequest } from "../state.js";
 import { applyBlock } from "./block.js";
 import { announceDelivery, gateReply, type ReplySource } from "./gates.js";
 import { writeMessage } from "./persist.js";
@@ -67,6 +67,12 @@ export async function deliverAnswer(deps: RuntimeDeps, state: RunState, source: 
       return;
     }
   }
+}
+
+/** A run a tool hook stopped (`stopRun`) ends with that hook's notice in place of an answer. */
+export async function deliverStop(deps: RuntimeDeps, state: RunState, stop: StopRequest): Promise<void> {
+  const notice = stop.message ?? notices.runStopped(stop.by.pluginId);
+  await applyBlock(deps, state, { kind: "stop", by: stop.by, notice });
 }
 
 /** Delivers a reply the store does not keep: a slash command's, an inbound claim's. */

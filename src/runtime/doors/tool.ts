@@ -1,4 +1,5 @@
 import type { Part } from "../../core/message.js";
+import type { Attribution } from "../../hooks/types.js";
 import type { CollectedResponse, CollectedToolCall } from "../../models/collect.js";
 import type { Tool, ToolContext } from "../../tools/types.js";
 import { requestApproval } from "../approvals.js";
@@ -97,6 +98,12 @@ async function runToolCall(
     state.emitText({ type: "tool-blocked", toolCallId, toolName, message });
     return { output: message, isError: true };
   }
+  // A hook ended the run earlier in this step: the calls after it do not start.
+  if (state.stopRequest) {
+    const message = notices.notRunAfterStop(toolName);
+    state.emitText({ type: "tool-blocked", toolCallId, toolName, message });
+    return { output: message, isError: true };
+  }
   const childRuns: string[] = [];
   const ctx: ToolContext = {
     signal: state.signal,
@@ -111,6 +118,7 @@ async function runToolCall(
 
   const pre = await engine.emit("before_tool_call", { toolName, params, toolCallId });
   state.signal.throwIfAborted();
+  noteStop(state, pre);
   if (pre.result.block) {
     const by = pre.decidedBy as NonNullable<typeof pre.decidedBy>;
     const block = { kind: "tool-call", by, toolName, toolCallId, reason: pre.result.blockReason } as const;
@@ -151,6 +159,7 @@ async function runToolCall(
     durationMs: performance.now() - startedAt,
   });
   state.signal.throwIfAborted();
+  noteStop(state, post);
   const context = post.result.additionalContext;
   const extra = context === undefined ? {} : { additionalContext: context };
   if (post.result.block) {
@@ -162,6 +171,15 @@ async function runToolCall(
   return error === undefined
     ? { output: result, isError: false, ...extra }
     : { output: error, isError: true, ...extra };
+}
+
+/** A tool hook's `stopRun`: the run ends once this step's calls are done (run.ts, then `applyBlock`). */
+function noteStop(
+  state: RunState,
+  outcome: { readonly result: { readonly stopRun?: { readonly message?: string } }; readonly stoppedBy?: Attribution },
+): void {
+  if (outcome.result.stopRun === undefined || outcome.stoppedBy === undefined) return;
+  state.requestStop({ by: outcome.stoppedBy, message: outcome.result.stopRun.message });
 }
 
 class InvalidInput {
