@@ -41,6 +41,8 @@ export interface DialectSpec {
   readonly matcher: "claude" | "regex";
   /** The tool also matches a matcher by its Gatehouse name (Codex's aliases: `Edit` matches apply_patch). */
   readonly aliasMatch?: boolean;
+  /** SessionEnd handlers share Claude Code's short budget (sources.ts, `SESSION_END_BUDGET`). */
+  readonly sessionEndBudget?: boolean;
 }
 
 const seconds = (s: number) => () => s * 1000;
@@ -51,8 +53,10 @@ export const DIALECT_SPECS: Readonly<Record<Dialect, DialectSpec>> = {
     jsonOnExitZeroOnly: false,
     blockingExit: 2,
     feedbackExit: null,
-    defaultTimeoutMs: (event) => EVENT_SPECS[event].defaultTimeoutSec * 1000,
+    // SessionEnd: Claude Code's 1.5 s budget, which a configured timeout raises (sources.ts).
+    defaultTimeoutMs: (event) => (event === "SessionEnd" ? 1500 : EVENT_SPECS[event].defaultTimeoutSec * 1000),
     matcher: "claude",
+    sessionEndBudget: true,
   },
   "claude-2025": {
     timeoutUnit: "s",

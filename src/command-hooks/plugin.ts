@@ -98,7 +98,8 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
         api.on(
           "session_start",
           async (e, ctx) => {
-            const v = await fire("SessionStart", ctx, { source: e.source ?? "startup" }, ctx.signal);
+            const input = { source: e.source ?? "startup", ...(e.model === undefined ? {} : { model: e.model }) };
+            const v = await fire("SessionStart", ctx, input, ctx.signal);
             if (v?.additionalContext)
               await options
                 .store()
@@ -271,7 +272,10 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
               { trigger: e.trigger, ...(e.instructions === undefined ? {} : { customInstructions: e.instructions }) },
               ctx.signal,
             );
-            return blocks(v) ? { block: true } : undefined;
+            if (!blocks(v)) return undefined;
+            // Claude Code shows a PreCompact block's stderr (or reason) to the user: /compact replies with it.
+            const message = v?.reason ?? v?.stopReason;
+            return { block: true, ...(message === undefined ? {} : { message }) };
           },
           opts("PreCompact"),
         );

@@ -62,6 +62,8 @@ export interface LoadCommandHookSourcesOptions {
   checkPrograms?: boolean;
   /** The environment policy, to warn about `http` headers naming a variable they will never get. */
   envPolicy?: EnvPolicy;
+  /** Where `CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS` is read (default: process.env). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface LoadedCommandHooks {
@@ -103,7 +105,41 @@ export function loadCommandHookSources(opts: LoadCommandHookSourcesOptions): Loa
       handlers.push(h);
     }
   }
-  return { handlers: disabled ? [] : handlers, diagnostics, disabled };
+  const budgeted = withSessionEndBudget(handlers, opts.env ?? process.env, diagnostics);
+  return { handlers: disabled ? [] : budgeted, diagnostics, disabled };
+}
+
+/** Claude Code's SessionEnd budget: 1.5 s, raised to the largest configured timeout up to 60 s. */
+export const SESSION_END_BUDGET = { defaultMs: 1500, maxMs: 60_000 } as const;
+
+/**
+ * Claude Code gives all SessionEnd hooks one short budget, since the session is going away: 1.5 s,
+ * raised to the largest timeout a SessionEnd handler configures (at most 60 s), or exactly
+ * `CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS`. Claude Code's dialects share it; the others keep their own.
+ */
+function withSessionEndBudget(
+  handlers: ConfiguredHandler[],
+  env: Readonly<Record<string, string | undefined>>,
+  diagnostics: Diagnostic[],
+): ConfiguredHandler[] {
+  const shared = handlers.filter((h) => h.event === "SessionEnd" && DIALECT_SPECS[h.dialect].sessionEndBudget);
+  if (shared.length === 0) return handlers;
+  let budget: number = SESSION_END_BUDGET.defaultMs;
+  for (const h of shared)
+    if (h.definition.timeout !== undefined) budget = Math.max(budget, Math.min(h.timeoutMs, SESSION_END_BUDGET.maxMs));
+  const raw = env.CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS?.trim();
+  if (raw) {
+    const ms = Number(raw);
+    if (Number.isInteger(ms) && ms > 0) budget = ms;
+    else
+      diagnostics.push({
+        level: "warning",
+        file: "(environment)",
+        path: "CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS",
+        message: `expected a whole number of milliseconds (got "${raw}"); SessionEnd hooks get ${budget} ms`,
+      });
+  }
+  return handlers.map((h) => (shared.includes(h) ? { ...h, timeoutMs: budget } : h));
 }
 
 function readSources(opts: LoadCommandHookSourcesOptions, diagnostics: Diagnostic[]): RawSource[] {

@@ -175,8 +175,13 @@ export const HOOKS = {
     failure: "open",
     timeoutMs: OBSERVE_MS,
     access: NONE,
-    fires: "when a run opens a session that did not exist, or after /reset",
-    event: z.object({ sessionId: text, source: z.enum(["startup", "resume", "clear", "compact"]).optional() }),
+    fires:
+      "when a run opens a session that did not exist (`startup`), when this instance first runs on a session that did (`resume`), after /reset (`clear`) and after a compaction (`compact`)",
+    event: z.object({
+      sessionId: text,
+      source: z.enum(["startup", "resume", "clear", "compact"]).optional(),
+      model: text.optional().describe("the run's model, as `provider:model`"),
+    }),
   }),
   session_end: defineHook({
     kind: "observe",
@@ -427,8 +432,17 @@ export const HOOKS = {
       trigger: z.enum(["auto", "manual"]),
       instructions: z.string().optional().describe("what `/compact <instructions>` asked the summary to keep"),
     }),
-    result: z.object({ block: z.boolean().optional(), instructions: z.string().optional() }).strict(),
-    rules: { block: latch, instructions: concat },
+    result: z
+      .object({
+        block: z.boolean().optional(),
+        message: z
+          .string()
+          .optional()
+          .describe("user-safe; with `block`, what the user is told instead of Gatehouse's own notice"),
+        instructions: z.string().optional(),
+      })
+      .strict(),
+    rules: { block: latch, message: first, instructions: concat },
   }),
   after_compaction: defineHook({
     kind: "observe",

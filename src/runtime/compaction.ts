@@ -31,7 +31,7 @@ export function charsToTokens(chars: number): number {
 export type CompactionResult =
   | { readonly status: "compacted"; readonly compactedCount: number }
   | { readonly status: "nothing" }
-  | { readonly status: "blocked"; readonly pluginId: string };
+  | { readonly status: "blocked"; readonly pluginId: string; readonly message?: string };
 
 /**
  * docs/lifecycle.md, step 10a (and /compact, step 4): summarize all but the most recent messages.
@@ -55,7 +55,12 @@ export async function compact(
     ...(instructions === undefined ? {} : { instructions }),
   });
   if (pre.result.block) {
-    return { status: "blocked", pluginId: pre.decidedBy?.pluginId ?? "" };
+    const { message } = pre.result;
+    return {
+      status: "blocked",
+      pluginId: pre.decidedBy?.pluginId ?? "",
+      ...(message === undefined ? {} : { message }),
+    };
   }
   const extra = [instructions, pre.result.instructions].filter((t): t is string => !!t);
   const prompt: LanguageModelV3Prompt = [
@@ -76,6 +81,13 @@ export async function compact(
   state.setHistory(await deps.store.history(state.sessionId));
   if (engine.hasHooks("after_compaction"))
     await engine.emit("after_compaction", { compactedCount: range.length, summary, trigger });
+  // As in Claude Code, the session starts again on its summary (SessionStart `compact`).
+  if (engine.hasHooks("session_start"))
+    await engine.emit("session_start", {
+      sessionId: state.sessionId,
+      source: "compact",
+      model: state.modelName(),
+    });
   state.emit({ type: "compacted", compactedCount: range.length });
   return { status: "compacted", compactedCount: range.length };
 }

@@ -46,4 +46,6 @@ export interface RuntimeDeps {
   readonly commands: SlashCommands;
   /** Tools the user allowed "always", per session. */
   readonly alwaysAllowed: Map<string, Set<string>>;
+  /** Sessions this instance has started or resumed: one it meets first that already existed is resumed. */
+  readonly sessionsOpened: Set<string>;
 }

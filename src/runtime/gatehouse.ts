@@ -211,6 +211,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       logger,
       commands: new SlashCommands(plugins.commands),
       alwaysAllowed: new Map(),
+      sessionsOpened: new Set(),
     };
   }
 

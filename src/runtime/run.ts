@@ -114,8 +114,15 @@ async function lifecycle(
     state.setHistory(await deps.store.history(sessionId));
     // Hooks nobody listens to are not awaited: each await is a promise, and every promise pays the run
     // context's async hooks.
-    if (created && engine.hasHooks("session_start"))
-      await engine.emit("session_start", { sessionId, source: "startup" });
+    // Claude Code's SessionStart sources: a new session, or one this instance resumes (`--session`).
+    const opened = deps.sessionsOpened.has(sessionId);
+    deps.sessionsOpened.add(sessionId);
+    if ((created || !opened) && engine.hasHooks("session_start"))
+      await engine.emit("session_start", {
+        sessionId,
+        source: created ? "startup" : "resume",
+        model: state.modelName(),
+      });
     // 1.
     if (engine.hasHooks("message_received"))
       await engine.emit("message_received", { content: state.prompt, channel: context.channel });
@@ -130,7 +137,7 @@ async function lifecycle(
         deps,
         state,
         resetSession: async () => {
-          sessionId = await resetSession(deps, session);
+          sessionId = await resetSession(deps, session, state.modelName());
           return sessionId;
         },
       });
@@ -322,12 +329,13 @@ async function openSession(deps: RuntimeDeps, input: RunInput): Promise<{ sessio
 }
 
 /** /reset: the old session ends and a new one with the same key starts. */
-async function resetSession(deps: RuntimeDeps, old: Session): Promise<string> {
+async function resetSession(deps: RuntimeDeps, old: Session, model: string): Promise<string> {
   const { engine, store } = deps;
   await engine.emit("before_reset", { sessionId: old.id, reason: "reset" });
   await engine.emit("session_end", { sessionId: old.id, reason: "reset" });
   const fresh = await store.createSession({ key: old.key ?? old.id, id: randomUUID() });
-  await engine.emit("session_start", { sessionId: fresh.id, source: "clear" });
+  deps.sessionsOpened.add(fresh.id);
+  await engine.emit("session_start", { sessionId: fresh.id, source: "clear", model });
   return fresh.id;
 }
 

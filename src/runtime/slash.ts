@@ -36,7 +36,8 @@ const BUILT_IN: Record<string, Command> = {
     async run(args, { deps, state }) {
       const result = await compact(deps, state, "manual", args || undefined);
       if (result.status === "nothing") return "Nothing to compact yet.";
-      if (result.status === "blocked") return `Compaction was blocked by a policy (${result.pluginId}).`;
+      if (result.status === "blocked")
+        return result.message ?? `Compaction was blocked by a policy (${result.pluginId}).`;
       return `Compacted ${result.compactedCount} messages into a summary.`;
     },
   },

@@ -187,6 +187,11 @@ export class RunState {
     };
   }
 
+  /** The run's model as hooks name it (`provider:model`, SessionStart's `model`). */
+  modelName(): string {
+    return `${this.model.provider}:${this.model.modelId}`;
+  }
+
   systemPrompt(): string {
     const { systemPrepend, systemPrompt, systemAppend } = this.context;
     return [...systemPrepend, systemPrompt, ...systemAppend].filter((t) => t !== "").join("\n\n");

@@ -32,6 +32,31 @@ const base = (d: { home: string; project: string }) => ({
 });
 
 describe("command-hook sources", () => {
+  test("SessionEnd handlers share Claude Code's budget: 1.5 s, raised by the largest timeout up to 60 s, or the env override", () => {
+    const d = setup();
+    const end = (...hooks: object[]) => ({ hooks: { SessionEnd: [{ hooks }] } });
+    const budgets = (settings: unknown, env: Record<string, string> = {}) => {
+      write(join(d.project, ".claude/settings.json"), settings);
+      const r = loadCommandHookSources({ ...base(d), env });
+      return { ms: r.handlers.map((h) => h.timeoutMs), diagnostics: r.diagnostics };
+    };
+    assert.deepEqual(budgets(end(cmd("a"), cmd("b"))).ms, [1500, 1500]);
+    assert.deepEqual(budgets(end(cmd("a"), cmd("b", { timeout: 10 }))).ms, [10_000, 10_000]);
+    assert.deepEqual(budgets(end(cmd("a", { timeout: 600 }))).ms, [60_000]);
+    assert.deepEqual(budgets(end(cmd("a")), { CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS: "5000" }).ms, [5000]);
+    const bad = budgets(end(cmd("a")), { CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS: "soon" });
+    assert.deepEqual(bad.ms, [1500]);
+    assert.equal(bad.diagnostics[0]?.level, "warning");
+    // Other events keep their own timeouts, and other dialects their own SessionEnd default.
+    const other = { hooks: { Stop: [{ hooks: [cmd("s")] }], SessionEnd: [{ hooks: [cmd("e")] }] } };
+    write(join(d.project, ".claude/settings.json"), other);
+    const puppy = loadCommandHookSources({ ...base(d), env: {}, dialects: { project: "code-puppy" } });
+    assert.deepEqual(
+      puppy.handlers.map((h) => h.timeoutMs),
+      [5000, 5000],
+    );
+  });
+
   test("reads user, project, local, config and cli sources and concatenates them in that order", () => {
     const d = setup();
     write(join(d.home, ".claude/settings.json"), settings("PreToolUse", "echo user"));

@@ -1,0 +1,72 @@
+// Claude Code's session events through the CLI: SessionStart with the source Claude Code gives
+// (new session, resumed one, after /compact and /reset) and the run's model; PreCompact with the
+// real /compact instructions and its exit-2 stderr shown; SessionEnd on /reset.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { gatehouse, tempProjects } from "./helpers.js";
+
+const record = { type: "command", command: 'cat >> "$CLAUDE_PROJECT_DIR/events.jsonl"' };
+
+const SCRIPT = { runs: [{ match: "^Summarize", turns: [{ text: "SUMMARY" }] }, { turns: [{ text: "ok" }] }] };
+
+type Payload = Record<string, unknown> & { hook_event_name: string };
+
+function events(cwd: string): Payload[] {
+  return readFileSync(join(cwd, "events.jsonl"), "utf8")
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Payload);
+}
+
+describe("session events as Claude Code fires them", { concurrency: 2 }, () => {
+  const fresh = tempProjects();
+
+  test("SessionStart: startup, resume (--session), compact, clear (/reset); PreCompact gets /compact's instructions", async () => {
+    const hooks = Object.fromEntries(
+      ["SessionStart", "SessionEnd", "PreCompact"].map((e) => [e, [{ hooks: [record] }]]),
+    );
+    const cwd = await fresh({
+      "s.json": SCRIPT,
+      "gatehouse.json": { model: "scripted:s.json", compaction: { keepRecent: 1 }, hooks },
+    });
+    const first = await gatehouse(["run", "--json", "-p", "hello"], { cwd });
+    assert.equal(first.code, 0, first.stderr);
+    const { sessionId } = JSON.parse(first.stdout) as { sessionId: string };
+    for (const prompt of ["again", "/compact keep names", "/reset"]) {
+      const r = await gatehouse(["run", "--session", sessionId, "-p", prompt], { cwd });
+      assert.equal(r.code, 0, r.stderr);
+    }
+    const seen = events(cwd).map((p) => [p.hook_event_name, p.source ?? p.custom_instructions ?? p.reason]);
+    assert.deepEqual(seen, [
+      ["SessionStart", "startup"],
+      ["SessionStart", "resume"],
+      ["SessionStart", "resume"],
+      ["PreCompact", "keep names"],
+      ["SessionStart", "compact"],
+      ["SessionStart", "resume"],
+      ["SessionEnd", "clear"],
+      ["SessionStart", "clear"],
+    ]);
+    for (const p of events(cwd).filter((e) => e.hook_event_name === "SessionStart"))
+      assert.match(String(p.model), /^scripted:.*s\.json$/, "the run's model, as provider:model");
+  });
+
+  test("PreCompact exit 2: compaction is blocked and its stderr is what /compact replies", async () => {
+    const block = { type: "command", command: "echo 'compaction is off during the audit' >&2; exit 2" };
+    const cwd = await fresh({
+      "s.json": SCRIPT,
+      "gatehouse.json": {
+        model: "scripted:s.json",
+        compaction: { keepRecent: 1 },
+        hooks: { PreCompact: [{ hooks: [block] }] },
+      },
+    });
+    const first = await gatehouse(["run", "--json", "-p", "hello"], { cwd });
+    const { sessionId } = JSON.parse(first.stdout) as { sessionId: string };
+    const r = await gatehouse(["run", "--session", sessionId, "-p", "/compact"], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "compaction is off during the audit\n");
+  });
+});
