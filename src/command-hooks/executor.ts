@@ -42,6 +42,8 @@ export interface ExecutorOptions {
   maxOutputBytes?: number;
   /** Between SIGTERM and SIGKILL of a timed-out group (default 1000 ms). */
   killGraceMs?: number;
+  /** Variables this event gives its command hooks (SessionStart's `CLAUDE_ENV_FILE`). */
+  variables?: Readonly<Record<string, string>>;
 }
 
 export interface HandlerOutcome extends RawOutcome {
@@ -75,7 +77,7 @@ export async function runCommandHandler(
     def.type === "command"
       ? await runProcess(def, payload, handler.timeoutMs, {
           ...execOpts,
-          extraEnv: dialectEnv(handler.dialect, execOpts, def),
+          extraEnv: { ...opts.variables, ...dialectEnv(handler.dialect, execOpts, def) },
         })
       : await runHttp(def, payload, handler.timeoutMs, opts);
   const verdict = interpret(handler.event, raw, {

@@ -5,6 +5,8 @@ import { REVISION_LIMITS } from "../runtime/finalize.js";
 import type { ApprovalAnswer, ApprovalDecision, Approver } from "../runtime/types.js";
 import type { SessionStore } from "../store/types.js";
 import { type MergedVerdict, runCommandHooks } from "./dispatch.js";
+import { hookEnv } from "./env.js";
+import { createEnvFile } from "./env-file.js";
 import { type CommandHookEvent, notificationTypeOf } from "./events.js";
 import { buildPayload, type EventInputs } from "./payload.js";
 import { reportRuns } from "./report.js";
@@ -24,6 +26,8 @@ export interface CommandHooksPluginOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** What of `env` hook processes and `http` headers may see. */
   readonly envPolicy?: EnvPolicy;
+  /** Variables SessionStart hooks set through `CLAUDE_ENV_FILE`, for the session's later Bash calls. */
+  readonly onSessionEnv?: (sessionId: string, variables: Readonly<Record<string, string>>) => void;
 }
 
 /**
@@ -42,6 +46,11 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
   const promptContext = new Map<string, string>();
   const toolContext = new Map<string, string>();
   const stopBlocks = new Map<string, number>();
+  const hookEnvOptions = {
+    projectDir: options.projectDir,
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.envPolicy ? { envPolicy: options.envPolicy } : {}),
+  };
   // The plugin's own (sanitized) logger, handed over at setup; the approver runs only after it.
   let log: PluginLogger | undefined;
 
@@ -50,6 +59,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
     ctx: Pick<RunContext, "sessionId" | "runId" | "depth" | "agentId">,
     input: EventInputs[E],
     signal?: AbortSignal,
+    variables?: Readonly<Record<string, string>>,
   ): Promise<MergedVerdict | undefined> {
     if (!configured.has(event)) return undefined;
     const store = options.store();
@@ -72,6 +82,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
       ...(options.env ? { env: options.env } : {}),
       ...(options.envPolicy ? { envPolicy: options.envPolicy } : {}),
       ...(signal ? { signal } : {}),
+      ...(variables ? { variables } : {}),
     });
     if (log) reportRuns(log, event, merged.runs);
     return merged;
@@ -99,7 +110,12 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
           "session_start",
           async (e, ctx) => {
             const input = { source: e.source ?? "startup", ...(e.model === undefined ? {} : { model: e.model }) };
-            const v = await fire("SessionStart", ctx, input, ctx.signal);
+            const envFile = await createEnvFile();
+            const variables = { CLAUDE_ENV_FILE: envFile.path };
+            const v = await fire("SessionStart", ctx, input, ctx.signal, variables);
+            const base = { ...hookEnv({ ...hookEnvOptions, sessionId: e.sessionId }), ...variables };
+            const { CLAUDE_ENV_FILE: _file, ...exported } = await envFile.collect(base);
+            if (Object.keys(exported).length > 0) options.onSessionEnv?.(e.sessionId, exported);
             if (v?.additionalContext)
               await options
                 .store()

@@ -48,4 +48,6 @@ export interface RuntimeDeps {
   readonly alwaysAllowed: Map<string, Set<string>>;
   /** Sessions this instance has started or resumed: one it meets first that already existed is resumed. */
   readonly sessionsOpened: Set<string>;
+  /** Variables hooks set for a session's later tool processes (Claude Code's `CLAUDE_ENV_FILE`). */
+  readonly sessionEnv: ReadonlyMap<string, Readonly<Record<string, string>>>;
 }

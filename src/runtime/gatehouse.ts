@@ -140,6 +140,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
   let approver = options.approver;
   let mcp: McpConnection | undefined;
   let starting: Promise<RuntimeDeps> | undefined;
+  const sessionEnv = new Map<string, Readonly<Record<string, string>>>();
 
   async function start(): Promise<RuntimeDeps> {
     for (const p of options.plugins ?? []) {
@@ -162,6 +163,8 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
         projectDir: config.cwd,
         ...(options.env ? { env: options.env } : {}),
         envPolicy,
+        onSessionEnv: (sessionId, variables) =>
+          sessionEnv.set(sessionId, { ...sessionEnv.get(sessionId), ...variables }),
       });
       await plugins.add(bound.plugin, { trusted: true });
       approver = bound.approver(options.approver);
@@ -212,6 +215,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       commands: new SlashCommands(plugins.commands),
       alwaysAllowed: new Map(),
       sessionsOpened: new Set(),
+      sessionEnv,
     };
   }
 

@@ -13,6 +13,11 @@ export interface ToolContext {
   readonly onChildRun?: (runId: string) => void;
   /** The model's id for this call (absent when a tool runs outside a run's tool loop). */
   readonly toolCallId?: string;
+  /**
+   * Variables hooks set for this session (Claude Code's `CLAUDE_ENV_FILE`). A tool that starts a
+   * process adds them to its environment before its own environment policy applies.
+   */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**

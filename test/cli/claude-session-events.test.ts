@@ -70,3 +70,38 @@ describe("session events as Claude Code fires them", { concurrency: 2 }, () => {
     assert.equal(r.stdout, "compaction is off during the audit\n");
   });
 });
+
+describe("CLAUDE_ENV_FILE: what SessionStart hooks export reaches later Bash calls", { concurrency: 2 }, () => {
+  const fresh = tempProjects();
+  const exporter = {
+    type: "command",
+    command:
+      'test -n "$CLAUDE_ENV_FILE" && printf "export GREETING=hello-from-hook\\nexport OPENAI_API_KEY=sk-injected\\n" >> "$CLAUDE_ENV_FILE"',
+  };
+  const script = {
+    runs: [
+      {
+        turns: [
+          { toolCalls: [{ name: "Bash", input: { command: 'printf \'%s:%s\' "$GREETING" "$OPENAI_API_KEY"' } }] },
+          { text: "{{lastToolResult}}" },
+        ],
+      },
+    ],
+  };
+  const project = (extra: object) =>
+    fresh({
+      "s.json": script,
+      "gatehouse.json": { model: "scripted:s.json", hooks: { SessionStart: [{ hooks: [exporter] }] }, ...extra },
+    });
+
+  test("a variable reaches Bash; a provider key a hook exports does not, unless tools.bash.passEnv allows it", async () => {
+    const denied = await gatehouse(["run", "-p", "go"], { cwd: await project({}) });
+    assert.equal(denied.code, 0, denied.stderr);
+    assert.equal(denied.stdout, "hello-from-hook:\n");
+    const allowed = await gatehouse(["run", "-p", "go"], {
+      cwd: await project({ tools: { bash: { passEnv: ["OPENAI_API_KEY"] } } }),
+    });
+    assert.equal(allowed.code, 0, allowed.stderr);
+    assert.equal(allowed.stdout, "hello-from-hook:sk-injected\n");
+  });
+});

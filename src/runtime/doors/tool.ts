@@ -105,11 +105,13 @@ async function runToolCall(
     return { output: message, isError: true };
   }
   const childRuns: string[] = [];
+  const sessionEnv = deps.sessionEnv.get(state.sessionId);
   const ctx: ToolContext = {
     signal: state.signal,
     cwd: deps.config.cwd,
     onChildRun: (id) => childRuns.push(id),
     toolCallId,
+    ...(sessionEnv === undefined ? {} : { env: sessionEnv }),
   };
   let params = parseInput(tool, call, ctx);
   if (params instanceof InvalidInput) return { output: params.message, isError: true };

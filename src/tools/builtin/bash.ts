@@ -75,7 +75,11 @@ export function createBashTool(options: BashOptions = {}): Tool<BashInput, BashO
       const result = await runShellCommand(input.command, {
         shell: options.shell ?? defaultShell(),
         cwd: ctx.cwd,
-        env: (options.envPolicy ?? DEFAULT_ENV_POLICY).environment(options.env ?? process.env, "bash"),
+        // A hook's variables meet the same policy: no provider key reaches a command unless passEnv allows it.
+        env: (options.envPolicy ?? DEFAULT_ENV_POLICY).environment(
+          { ...(options.env ?? process.env), ...ctx.env },
+          "bash",
+        ),
         signal: ctx.signal,
         timeoutMs,
         maxOutputChars,
