@@ -418,6 +418,7 @@ function defaultInputs(event: CommandHookEvent, toolName: string): EventInputs[C
     PreCompact: { trigger: "manual" },
     PostCompact: { trigger: "manual", compactSummary: "" },
     Notification: { message: "hooks test", notificationType: "permission_prompt" },
+    StopFailure: { error: "unknown", errorDetails: "hooks test" },
   };
   return inputs[event];
 }

@@ -18,6 +18,7 @@ export const COMMAND_HOOK_EVENTS = [
   "PreCompact",
   "PostCompact",
   "Notification",
+  "StopFailure",
 ] as const;
 
 export type CommandHookEvent = (typeof COMMAND_HOOK_EVENTS)[number];
@@ -34,7 +35,6 @@ export const FOREIGN_CLAUDE_EVENTS: readonly string[] = [
   "TaskCreated",
   "TaskCompleted",
   "TeammateIdle",
-  "StopFailure",
   "ConfigChange",
   "CwdChanged",
   "FileChanged",
@@ -91,6 +91,19 @@ export interface EventSpec {
    */
   readonly feedback: { readonly claude: FeedbackAudience; readonly codePuppy: FeedbackAudience };
 }
+
+/** Claude Code's StopFailure `error` values. */
+export const STOP_FAILURE_ERRORS = [
+  "rate_limit",
+  "overloaded",
+  "authentication_failed",
+  "billing_error",
+  "invalid_request",
+  "model_not_found",
+  "server_error",
+  "max_output_tokens",
+  "unknown",
+] as const;
 
 const TOOL_NAMES = ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "Agent", "mcp__<server>__<tool>"];
 const AGENT_TYPES = ["general-purpose", "<custom agent name>"];
@@ -170,6 +183,12 @@ export const EVENT_SPECS: Readonly<Record<CommandHookEvent, EventSpec>> = {
     fields: ["continue"],
   }),
   PostCompact: spec("PostCompact", { matcherField: "trigger", matcherValues: ["manual", "auto"] }),
+  // A turn that ended in an error (the run failed); as in Claude Code, what the hook answers is ignored.
+  StopFailure: spec("StopFailure", {
+    matcherField: "error",
+    matcherValues: STOP_FAILURE_ERRORS,
+    feedback: { claude: "nobody", codePuppy: "user" },
+  }),
   Notification: spec("Notification", {
     matcherField: "notification_type",
     matcherValues: ["permission_prompt", "idle_prompt", "agent_needs_input", "agent_completed"],

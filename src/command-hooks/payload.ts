@@ -50,6 +50,7 @@ export interface EventInputs {
   PreCompact: { trigger: "manual" | "auto"; customInstructions?: string };
   PostCompact: { trigger: "manual" | "auto"; compactSummary: string };
   Notification: { message: string; notificationType: string; title?: string };
+  StopFailure: { error: string; errorDetails?: string; lastAssistantMessage?: string };
 }
 
 export type HookPayload = Readonly<Record<string, unknown>> & {
@@ -91,6 +92,8 @@ const BUILDERS: { [E in CommandHookEvent]: Builder<E> } = {
   PreCompact: (i) => ({ trigger: i.trigger, custom_instructions: i.customInstructions ?? "" }),
   PostCompact: (i) => ({ trigger: i.trigger, compact_summary: i.compactSummary }),
   Notification: (i) => defined({ message: i.message, title: i.title, notification_type: i.notificationType }),
+  StopFailure: (i) =>
+    defined({ error: i.error, error_details: i.errorDetails, last_assistant_message: i.lastAssistantMessage }),
 };
 
 export function buildPayload<E extends CommandHookEvent>(
@@ -105,6 +108,8 @@ export function buildPayload<E extends CommandHookEvent>(
     hook_event_name: event,
     permission_mode: base.permissionMode ?? "default",
     run_id: base.runId,
+    // Claude Code correlates one user prompt's events by prompt_id; in Gatehouse a prompt is a run.
+    prompt_id: base.runId,
     depth: base.depth,
   };
   if (base.agent) {

@@ -254,10 +254,18 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
           },
           opts("Stop"),
         );
-      if (any("UserPromptSubmit", "Stop", "SubagentStop", "PreToolUse"))
+      if (any("UserPromptSubmit", "Stop", "SubagentStop", "PreToolUse", "StopFailure"))
         api.on(
           "agent_end",
-          (_e, ctx) => {
+          async (e, ctx) => {
+            // A turn of the main agent that ended in an error: Claude Code's StopFailure (its answer is ignored).
+            if (e.outcome === "failed" && ctx.depth === 0 && configured.has("StopFailure"))
+              await fire(
+                "StopFailure",
+                ctx,
+                { error: stopFailureError(e.error), ...(e.error === undefined ? {} : { errorDetails: e.error }) },
+                ctx.signal,
+              );
             for (const map of [promptContext, stopBlocks]) map.delete(ctx.runId);
             // Context of calls that never got an after_tool_call (approval denied, the run stopped or failed).
             for (const key of toolContext.keys()) if (key.startsWith(toolKey(ctx.runId, ""))) toolContext.delete(key);
@@ -336,6 +344,19 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
     };
 
   return { plugin, approver };
+}
+
+/** Claude Code's StopFailure `error` for a run's failure text (an AI SDK error's name and message). */
+function stopFailureError(text: string | undefined): string {
+  const t = text ?? "";
+  if (/\b429\b|rate.?limit/i.test(t)) return "rate_limit";
+  if (/\b529\b|overloaded/i.test(t)) return "overloaded";
+  if (/\b40[13]\b|unauthori[sz]ed|authentication|api key/i.test(t)) return "authentication_failed";
+  if (/\b402\b|billing|quota/i.test(t)) return "billing_error";
+  if (/\b404\b|model.*not.?found|NoSuchModel/i.test(t)) return "model_not_found";
+  if (/\b5\d\d\b/.test(t)) return "server_error";
+  if (/\b400\b|invalid.?request/i.test(t)) return "invalid_request";
+  return "unknown";
 }
 
 /** Per run: a tool call id is the model's, and two runs may reuse one. */

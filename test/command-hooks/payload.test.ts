@@ -20,6 +20,7 @@ const common = {
   cwd: "/p",
   permission_mode: "default",
   run_id: "run-1",
+  prompt_id: "run-1",
   depth: 0,
 };
 
@@ -99,6 +100,7 @@ describe("hook payloads use Claude Code's field names", () => {
       PreCompact: { trigger: "auto" },
       PostCompact: { trigger: "auto", compactSummary: "s" },
       Notification: { message: "m", notificationType: "idle_prompt" },
+      StopFailure: { error: "rate_limit" },
     } as const;
     for (const event of COMMAND_HOOK_EVENTS) {
       const p = buildPayload(event, { ...base, permissionMode: "plan" }, inputs[event] as never);
@@ -106,6 +108,7 @@ describe("hook payloads use Claude Code's field names", () => {
       assert.equal(p.session_id, "sess-1");
       assert.equal(p.permission_mode, "plan");
       assert.equal(p.run_id, "run-1");
+      assert.equal(p.prompt_id, "run-1", "one prompt, one run: Claude Code's prompt_id is the run id");
       assert.equal(Object.isFrozen(p), true);
     }
     assert.equal(buildPayload("UserPromptSubmit", base, { prompt: "hi" }).prompt, "hi");

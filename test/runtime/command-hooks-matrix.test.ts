@@ -171,6 +171,11 @@ const REACH = {
       ],
     },
   },
+  failedModel: {
+    how: "a model call that fails",
+    script: { runs: [{ match: "^never asked$", turns: [{ text: "unused" }] }] },
+    prompts: [PROMPT],
+  },
   compaction: {
     how: "a second run over a 1-token context",
     compaction: { contextTokens: 1, keepRecent: 1 },
@@ -491,6 +496,18 @@ const MATRIX: Record<CommandHookEvent, Row> = {
       assert.equal(payloadOf(o, "Notification").notification_type, "permission_prompt");
     },
     // Claude Code ignores a Notification hook's exit 2.
+    forms: observeOnly(observed),
+  },
+
+  StopFailure: {
+    reach: REACH.failedModel,
+    check(_e, o) {
+      assert.equal(o.result.outcome, "failed");
+      const p = payloadOf(o, "StopFailure");
+      assert.equal(p.error, "unknown");
+      assert.match(String(p.error_details), /ScriptedModelError/);
+    },
+    // Claude Code ignores what a StopFailure hook answers, its exit 2 too.
     forms: observeOnly(observed),
   },
 };
