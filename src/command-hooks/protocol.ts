@@ -37,7 +37,7 @@ export interface InterpretOptions {
 const Obj = z.record(z.string(), z.unknown());
 
 /** Types of the fields we read; unknown keys are tolerated (Claude Code keeps adding some). */
-const HookJsonSchema = z.looseObject({
+export const HookJsonSchema = z.looseObject({
   continue: z.boolean().optional(),
   stopReason: z.string().optional(),
   suppressOutput: z.boolean().optional(),

@@ -32,7 +32,8 @@ export interface HandlerContext {
   diag: Diag;
 }
 
-const UNSUPPORTED_TYPES = new Set(["prompt", "agent", "mcp_tool"]);
+/** Claude Code handler types Gatehouse does not run yet: a warning, not an error. */
+export const UNSUPPORTED_TYPES: ReadonlySet<string> = new Set(["prompt", "agent", "mcp_tool"]);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 

@@ -1,0 +1,166 @@
+/**
+ * How far Gatehouse runs Claude Code's hooks unchanged, as data: every Claude Code event, input
+ * field, output field and handler type, with what Gatehouse does with it. docs/command-hooks.md
+ * holds the rendered table (`npm run docs`); test/command-hooks/compat.test.ts checks the table
+ * against the code (the events fired, the payload fields sent, the JSON fields read, the
+ * handler types accepted), so neither can drift.
+ */
+
+export type Support = "supported" | "differs" | "not supported";
+
+export interface CompatRow {
+  readonly name: string;
+  readonly support: Support;
+  /** Why it differs, or why it is not supported; what it does where that needs saying. */
+  readonly note: string;
+}
+
+const row = (name: string, support: Support, note = ""): CompatRow => ({ name, support, note });
+const ok = (name: string, note = "") => row(name, "supported", note);
+const differs = (name: string, note: string) => row(name, "differs", note);
+const no = (name: string, note: string) => row(name, "not supported", note);
+
+const AFTER_PERMISSIONS = "needs Claude Code's permission model (permission rules and modes), which is not built yet";
+const NO_SUCH_THING = (what: string) => `Gatehouse has no ${what}`;
+
+export const CLAUDE_CODE_EVENTS: readonly CompatRow[] = [
+  differs(
+    "SessionStart",
+    "`resume` is the first run of a Gatehouse process on a session; context is queued for the next turn that passes its gates",
+  ),
+  differs("SessionEnd", "fires on `/reset` and `sessions rm`; a process exit does not end a session"),
+  differs("UserPromptSubmit", "also fires for slash commands and claimed turns, before either acts"),
+  ok("PreToolUse"),
+  differs("PermissionRequest", "`allow` with `updatedInput` is not an allow; exit 2 denies"),
+  differs("PostToolUse", '`decision: "block"` withholds the output instead of adding the reason next to it'),
+  differs("PostToolUseFailure", "can block: the failure's output is withheld"),
+  ok("Stop"),
+  differs("SubagentStop", "chosen by run depth rather than agent name"),
+  ok("SubagentStart"),
+  ok("PreCompact"),
+  ok("PostCompact"),
+  differs("Notification", "fires for approval requests only (`permission_prompt`)"),
+  ok("StopFailure"),
+  no("PermissionDenied", AFTER_PERMISSIONS),
+  no("PostToolBatch", "not yet: a parallel batch has no hook point of its own"),
+  no("Setup", NO_SUCH_THING("init or maintenance mode")),
+  no("UserPromptExpansion", NO_SUCH_THING("skill expansion; `UserPromptSubmit` sees slash commands")),
+  no("TaskCreated", NO_SUCH_THING("task list")),
+  no("TaskCompleted", NO_SUCH_THING("task list")),
+  no("TeammateIdle", NO_SUCH_THING("agent teams")),
+  no("ConfigChange", "settings are read once, at start"),
+  no("CwdChanged", "a run's working directory does not change"),
+  no("FileChanged", NO_SUCH_THING("file watcher")),
+  no("DirectoryAdded", NO_SUCH_THING("extra working directories")),
+  no("InstructionsLoaded", NO_SUCH_THING("CLAUDE.md loading")),
+  no("WorktreeCreate", NO_SUCH_THING("worktree management")),
+  no("WorktreeRemove", NO_SUCH_THING("worktree management")),
+  no("Elicitation", "MCP elicitation is not supported"),
+  no("ElicitationResult", "MCP elicitation is not supported"),
+  no("MessageDisplay", NO_SUCH_THING("transcript view")),
+];
+
+export const CLAUDE_CODE_INPUT_FIELDS: readonly CompatRow[] = [
+  ok("session_id", "a sub-agent's events carry its own session's"),
+  differs("transcript_path", "a JSONL transcript written for hooks, in step with every scrub"),
+  ok("cwd"),
+  ok("hook_event_name"),
+  differs("permission_mode", `always "default": ${AFTER_PERMISSIONS}`),
+  differs("prompt_id", "the run id: one prompt is one run"),
+  no("effort", NO_SUCH_THING("reasoning effort setting")),
+  ok("agent_id"),
+  ok("agent_type"),
+  differs("model", "SessionStart: the run's model as `provider:model`"),
+  ok("source", "SessionStart"),
+  differs("reason", "SessionEnd: `clear` (`/reset`) or `other`"),
+  ok("prompt", "UserPromptSubmit"),
+  ok("tool_name"),
+  ok("tool_input"),
+  ok("tool_use_id"),
+  no("mcp_server", "the server is the middle part of an `mcp__<server>__<tool>` name"),
+  differs("tool_response", "the tool's output as Gatehouse's tool returns it"),
+  ok("duration_ms"),
+  ok("error", "PostToolUseFailure; StopFailure's kind"),
+  no("is_interrupt", "a cancelled call ends the run, without a PostToolUseFailure"),
+  ok("error_details", "StopFailure"),
+  no("permission_suggestions", AFTER_PERMISSIONS),
+  ok("stop_hook_active"),
+  ok("last_assistant_message"),
+  no("background_tasks", NO_SUCH_THING("background tasks")),
+  no("session_crons", NO_SUCH_THING("session crons")),
+  no("agent_transcript_path", "sub-agents have sessions of their own: their events carry their own `transcript_path`"),
+  ok("trigger", "PreCompact, PostCompact"),
+  ok("custom_instructions", "PreCompact: `/compact`'s instructions"),
+  ok("compact_summary", "PostCompact"),
+  ok("message", "Notification"),
+  no("title", "Gatehouse's notifications have no title"),
+  ok("notification_type"),
+];
+
+export const CLAUDE_CODE_OUTPUT_FIELDS: readonly CompatRow[] = [
+  ok("continue", "`false` stops the agent; on tool events the run ends `blocked` with `stopReason` as its reply"),
+  ok("stopReason", "shown to the user, never to the model"),
+  ok("suppressOutput", "accepted and ignored, as in Claude Code"),
+  differs("systemMessage", "a warning line in the log (stderr)"),
+  no("terminalSequence", "Gatehouse never writes a hook's escape sequences to the terminal"),
+  ok("decision", '`"block"` where the event can block; `"approve"` (legacy PreToolUse allow)'),
+  ok("reason"),
+  ok("hookSpecificOutput.hookEventName"),
+  differs("hookSpecificOutput.permissionDecision", "`defer` is taken as no decision"),
+  ok("hookSpecificOutput.permissionDecisionReason"),
+  ok("hookSpecificOutput.updatedInput", "PreToolUse; PermissionRequest's is not applied"),
+  differs(
+    "hookSpecificOutput.additionalContext",
+    "a blocked PreToolUse call's context is dropped (the call has no result to go next to)",
+  ),
+  ok("hookSpecificOutput.updatedToolOutput"),
+  ok("hookSpecificOutput.updatedMCPToolOutput", "legacy, as `updatedToolOutput`"),
+  differs(
+    "hookSpecificOutput.decision",
+    "PermissionRequest: `behavior`, `message`; `interrupt` and `updatedPermissions` are ignored",
+  ),
+  no("hookSpecificOutput.retry", `PermissionDenied: ${AFTER_PERMISSIONS}`),
+  no("hookSpecificOutput.classifierContext", NO_SUCH_THING("auto-mode classifier")),
+];
+
+export const CLAUDE_CODE_HANDLER_TYPES: readonly CompatRow[] = [
+  differs(
+    "command",
+    'the environment policy removes provider keys; `async` runs synchronously; `shell: "powershell"` is refused',
+  ),
+  differs("http", "header variables pass the environment policy too"),
+  no("prompt", "not yet: reported by `hooks check`, never runs"),
+  no("agent", "not yet: reported by `hooks check`, never runs"),
+  no("mcp_tool", "not yet: reported by `hooks check`, never runs"),
+];
+
+const SECTIONS: readonly [string, readonly CompatRow[]][] = [
+  ["Event", CLAUDE_CODE_EVENTS],
+  ["Input field", CLAUDE_CODE_INPUT_FIELDS],
+  ["Output field", CLAUDE_CODE_OUTPUT_FIELDS],
+  ["Handler type", CLAUDE_CODE_HANDLER_TYPES],
+];
+
+export const COMPAT_START =
+  "<!-- claude-code-compat:start (generated by npm run docs from src/command-hooks/compat.ts) -->";
+export const COMPAT_END = "<!-- claude-code-compat:end -->";
+
+/** The tables, one per kind of thing, as they stand in docs/command-hooks.md. */
+export function renderCompatTables(): string {
+  const tables = SECTIONS.map(([kind, rows]) =>
+    [
+      `| ${kind} | In Gatehouse | Notes |`,
+      "|---|---|---|",
+      ...rows.map((r) => `| \`${r.name}\` | ${r.support} | ${r.note} |`),
+    ].join("\n"),
+  );
+  return [COMPAT_START, ...tables, COMPAT_END].join("\n\n");
+}
+
+/** `doc` with its compatibility tables replaced by the current ones. */
+export function withCompatTables(doc: string): string {
+  const start = doc.indexOf(COMPAT_START);
+  const end = doc.indexOf(COMPAT_END);
+  if (start < 0 || end < start) throw new Error("docs/command-hooks.md has no claude-code-compat markers");
+  return doc.slice(0, start) + renderCompatTables() + doc.slice(end + COMPAT_END.length);
+}
