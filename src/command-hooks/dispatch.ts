@@ -1,8 +1,10 @@
+import type { FieldRule } from "../hooks/catalog.js";
+import { matches } from "../hooks/matcher.js";
+import { Merger } from "../hooks/merge.js";
 import { DIALECT_SPECS, isForeign, nativeToolName } from "./dialects.js";
 import { type CommandHookEvent, EVENT_SPECS, matchValueOf } from "./events.js";
 import { type ExecutorOptions, type HandlerOutcome, runCommandHandler } from "./executor.js";
 import { type IfRule, ifRuleMatches, parseIfRule } from "./if-rule.js";
-import { matches } from "./matcher.js";
 import type { ConfiguredHandler } from "./sources.js";
 import type { HookDecision, NormalizedVerdict } from "./verdict.js";
 
@@ -18,8 +20,6 @@ export interface MergedVerdict extends Omit<NormalizedVerdict, "error" | "errorD
   /** In source order, whatever order they finished in. */
   runs: HandlerRun[];
 }
-
-const RANK: Record<HookDecision, number> = { block: 3, deny: 3, ask: 2, allow: 1 };
 
 const ifRules = new WeakMap<ConfiguredHandler, IfRule | undefined>();
 function ifRuleOf(h: ConfiguredHandler): IfRule | undefined {
@@ -92,35 +92,54 @@ export async function runCommandHooks(
   return mergeVerdicts(selected.map((handler, i) => ({ handler, outcome: outcomes[i] as HandlerOutcome })));
 }
 
-const joinText = (a: string | undefined, b: string | undefined) =>
-  a === undefined ? b : b === undefined ? a : `${a}\n\n${b}`;
-
 /**
- * The merge rules: the strongest decision wins (deny/block > ask > allow), and among equals
- * the first in source order, whose reason is kept; context, system messages and feedback
- * are concatenated in order; `updatedInput` / `updatedToolOutput` come from the last handler
- * in order that gave one; `continue: false` from any handler stops, with the first stop reason.
+ * The merge rules, as field rules of the engine's `Merger` (the same rules typed plugins' results
+ * merge by): the strongest decision wins (deny/block > ask > allow; among equals the first in
+ * source order), and its handler's reason goes with it; context, system messages and feedback
+ * are concatenated in order; `updatedInput` / `updatedToolOutput` come from the last handler in
+ * order that gave one; `continue: false` from any handler stops, with the first stop reason.
  */
+const MERGE_RULES: Readonly<Record<string, FieldRule>> = {
+  decision: { rule: "rank", order: ["block", "deny", "ask", "allow"] satisfies HookDecision[] },
+  additionalContext: { rule: "concat" },
+  systemMessage: { rule: "concat" },
+  feedback: { rule: "concat" },
+  updatedInput: { rule: "chain" },
+  updatedToolOutput: { rule: "chain" },
+  stop: { rule: "latch" },
+  stopReason: { rule: "first" },
+};
+
 export function mergeVerdicts(runs: HandlerRun[]): MergedVerdict {
-  const m: MergedVerdict = { runs };
-  for (const { handler, outcome } of runs) {
-    const v = outcome.verdict;
-    if (v.decision !== undefined && (m.decision === undefined || RANK[v.decision] > RANK[m.decision])) {
-      m.decision = v.decision;
-      m.decidedBy = handler;
-      if (v.reason === undefined) delete m.reason;
-      else m.reason = v.reason;
-    }
-    m.additionalContext = joinText(m.additionalContext, v.additionalContext);
-    m.systemMessage = joinText(m.systemMessage, v.systemMessage);
-    m.feedback = joinText(m.feedback, v.feedback);
-    if (v.updatedInput !== undefined) m.updatedInput = v.updatedInput;
-    if (v.updatedToolOutput !== undefined) m.updatedToolOutput = v.updatedToolOutput;
-    if (v.continue === false && m.continue === undefined) {
-      m.continue = false;
-      if (v.stopReason !== undefined) m.stopReason = v.stopReason;
-    }
+  const merger = new Merger(MERGE_RULES);
+  for (const { outcome } of runs) {
+    const { decision, additionalContext, systemMessage, feedback, updatedInput, updatedToolOutput, stopReason } =
+      outcome.verdict;
+    const stops = outcome.verdict.continue === false;
+    merger.apply({
+      decision,
+      additionalContext,
+      systemMessage,
+      feedback,
+      updatedInput,
+      updatedToolOutput,
+      ...(stops ? { stop: true, stopReason } : {}),
+    });
   }
-  for (const k of ["additionalContext", "systemMessage", "feedback"] as const) if (m[k] === undefined) delete m[k];
+  const merged = merger.merged as Partial<NormalizedVerdict> & { stop?: true };
+  const m: MergedVerdict = { runs };
+  for (const key of ["additionalContext", "systemMessage", "feedback", "updatedInput", "updatedToolOutput"] as const)
+    if (merged[key] !== undefined) Object.assign(m, { [key]: merged[key] });
+  if (merged.decision !== undefined) {
+    // The reason is the deciding handler's: the first in source order with the winning decision.
+    const decided = runs.find((r) => r.outcome.verdict.decision === merged.decision) as HandlerRun;
+    m.decision = merged.decision;
+    m.decidedBy = decided.handler;
+    if (decided.outcome.verdict.reason !== undefined) m.reason = decided.outcome.verdict.reason;
+  }
+  if (merged.stop) {
+    m.continue = false;
+    if (merged.stopReason !== undefined) m.stopReason = merged.stopReason;
+  }
   return m;
 }

@@ -1,3 +1,4 @@
+export { type CompiledMatcher, compileMatcher, matcherMatches, matches } from "../hooks/matcher.js";
 export { type Diagnostic, formatDiagnostic } from "./diagnostics.js";
 export * from "./dialects.js";
 export * from "./dispatch.js";
@@ -6,7 +7,6 @@ export * from "./events.js";
 export * from "./executor.js";
 export { expandHeaders, headerVariables } from "./headers.js";
 export { type IfRule, ifRuleMatches, parseIfRule } from "./if-rule.js";
-export * from "./matcher.js";
 export * from "./payload.js";
 export { type InterpretOptions, interpret, type RawOutcome } from "./protocol.js";
 export * from "./settings.js";

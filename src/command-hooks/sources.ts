@@ -2,10 +2,10 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { EnvPolicy } from "../core/env-policy.js";
 import { jsonErrorText, parseJsonText } from "../core/json.js";
+import { type CompiledMatcher, compileMatcher, matcherSurprise } from "../hooks/matcher.js";
 import { type Diagnostic, joinPath } from "./diagnostics.js";
 import { DIALECT_SPECS, type Dialect, isForeign, timeoutMsFor } from "./dialects.js";
 import { type CommandHookEvent, EVENT_SPECS, FOREIGN_CLAUDE_EVENTS, isCommandHookEvent } from "./events.js";
-import { type CompiledMatcher, compileMatcher } from "./matcher.js";
 import type { HandlerDefinition, OnFailure, SourceName } from "./settings.js";
 import { type Diag, validateHandler } from "./validate.js";
 
@@ -394,6 +394,8 @@ function loadGroup(
     );
     matcher = undefined;
   }
+  const surprise = isForeign(dialect) ? undefined : matcherSurprise(matcher);
+  if (surprise) diag("warning", matcherPath, `${surprise} (Claude Code's matcher rule); use "*" for every ${event}`);
   let compiledMatcher: CompiledMatcher;
   try {
     compiledMatcher = compileMatcher(matcher, DIALECT_SPECS[dialect].matcher);

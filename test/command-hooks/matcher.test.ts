@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { compileMatcher, matcherMatches } from "../../src/command-hooks/matcher.js";
+import { compileMatcher, compileToolMatcher, matcherMatches, matcherSurprise } from "../../src/hooks/matcher.js";
 
 describe("matchers follow Claude Code", () => {
   test("absent, empty and * match every value", () => {
@@ -64,5 +64,28 @@ describe("matchers follow Claude Code", () => {
   test("a specific matcher does not match a missing value", () => {
     assert.equal(matcherMatches("Bash", undefined), false);
     assert.equal(matcherMatches("B.*", undefined), false);
+  });
+
+  test('one rule for typed plugins and command hooks: |, , and " * " read the same in both', () => {
+    for (const [matcher, tool, expected] of [
+      ["|", "Bash", false],
+      [",", "Bash", false],
+      [" * ", "Bash", false],
+      ["*", "Bash", true],
+      ["", "Bash", true],
+      ["Edit, Write", "Write", true],
+      [" Bash ", "Bash", true],
+      ["Edit.*", "NotebookEdit", true],
+    ] as const) {
+      const typed = compileToolMatcher(matcher);
+      assert.equal(typed === undefined ? true : typed(tool), expected, `typed plugin: ${JSON.stringify(matcher)}`);
+      assert.equal(matcherMatches(matcher, tool), expected, `command hook: ${JSON.stringify(matcher)}`);
+    }
+  });
+
+  test("the surprising matchers are named, so hooks check can warn", () => {
+    assert.match(matcherSurprise(" * ") ?? "", /regular expression, not "\*"/);
+    assert.match(matcherSurprise("|") ?? "", /names nothing/);
+    for (const m of [undefined, "*", "", "Bash", "Edit|Write", "mcp__.*"]) assert.equal(matcherSurprise(m), undefined);
   });
 });

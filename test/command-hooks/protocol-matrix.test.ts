@@ -31,13 +31,13 @@ const has = (e: CommandHookEvent, f: "continue" | "systemMessage") => EVENT_SPEC
 const cpContextEvents = new Set<CommandHookEvent>(["PreToolUse", "UserPromptSubmit", "SessionStart"]);
 
 /**
- * Non-blocking stderr. Claude Code: shown to the user, except on Notification (ignored); its
+ * Non-blocking stderr. Claude Code: shown to the user, except on Notification and StopFailure (ignored); its
  * PostToolUseFailure shows exit 2's stderr to Claude, where Gatehouse's can block (exit 2
  * withholds the failure, the stderr its reason). Code Puppy "feeds it back to the agent": model
  * context wherever the event has a place for it — but not on Stop, where context would mean
  * another pass.
  */
-const CLAUDE_FEEDBACK_IGNORED = new Set<CommandHookEvent>(["Notification"]);
+const CLAUDE_FEEDBACK_IGNORED = new Set<CommandHookEvent>(["Notification", "StopFailure"]);
 const CP_FEEDBACK_TO_MODEL = new Set<CommandHookEvent>([
   "SessionStart",
   "UserPromptSubmit",
