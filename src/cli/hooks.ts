@@ -304,6 +304,7 @@ function matcherText(L: Lib, h: ConfiguredHandler): string {
 function commandText(L: Lib, h: ConfiguredHandler): string {
   const def = h.definition;
   if (def.type === "http") return L.maskSecrets(def.url);
+  if (def.type === "prompt") return `prompt${def.model === undefined ? "" : ` (${def.model})`}`;
   return L.maskSecrets(def.args === undefined ? def.command : [def.command, ...def.args].join(" "));
 }
 

@@ -129,7 +129,10 @@ export const CLAUDE_CODE_HANDLER_TYPES: readonly CompatRow[] = [
     'the environment policy removes provider keys; `async` runs synchronously; `shell: "powershell"` is refused',
   ),
   differs("http", "header variables pass the environment policy too"),
-  no("prompt", "not yet: reported by `hooks check`, never runs"),
+  differs(
+    "prompt",
+    "the configured model answers unless `model` names a Gatehouse model spec (`provider:model`); its call is not hooked; secrets in the input are masked; `onFailure` applies",
+  ),
   no("agent", "not yet: reported by `hooks check`, never runs"),
   no("mcp_tool", "not yet: reported by `hooks check`, never runs"),
 ];

@@ -8,6 +8,7 @@ import { hookEnv } from "./env.js";
 import type { CommandHookEvent } from "./events.js";
 import { nativePayload } from "./foreign.js";
 import { expandHeaders } from "./headers.js";
+import { type PromptEvaluator, runPromptHandler } from "./prompt-handler.js";
 import { interpret, type RawOutcome } from "./protocol.js";
 import type { CommandHandlerDef, HandlerDefinition, HttpHandlerDef, OnFailure } from "./settings.js";
 import type { NormalizedVerdict } from "./verdict.js";
@@ -44,6 +45,8 @@ export interface ExecutorOptions {
   killGraceMs?: number;
   /** Variables this event gives its command hooks (SessionStart's `CLAUDE_ENV_FILE`). */
   variables?: Readonly<Record<string, string>>;
+  /** The model `prompt` handlers ask; without it they fail (under their onFailure). */
+  evaluatePrompt?: PromptEvaluator;
 }
 
 export interface HandlerOutcome extends RawOutcome {
@@ -64,12 +67,25 @@ export async function runCommandHandler(
   opts: ExecutorOptions,
 ): Promise<HandlerOutcome> {
   const started = performance.now();
+  const def = handler.definition;
+  if (def.type === "prompt") {
+    const { raw, verdict } = await runPromptHandler(
+      handler.event,
+      def,
+      handler.onFailure,
+      input,
+      handler.timeoutMs,
+      opts.evaluatePrompt,
+      opts.signal,
+      opts.env ?? process.env,
+    );
+    return { ...raw, durationMs: performance.now() - started, verdict };
+  }
   const foreign = isForeign(handler.dialect);
   const sent = foreign
     ? nativePayload(handler.dialect, handler.nativeEvent ?? handler.event, input as Record<string, unknown>)
     : input;
   const payload = `${JSON.stringify(sent)}\n`;
-  const def = handler.definition;
   // The env var must equal the payload's session_id; the payload is what the hook reads first.
   const sid = (input as { session_id?: unknown }).session_id;
   const execOpts = typeof sid === "string" && sid !== "" ? { ...opts, sessionId: sid } : opts;
@@ -99,7 +115,7 @@ export async function runCommandHandler(
 
 type Collected = Omit<HandlerOutcome, "durationMs" | "verdict">;
 
-function commandLineOf(def: HandlerDefinition): string {
+function commandLineOf(def: CommandHandlerDef | HttpHandlerDef): string {
   if (def.type === "http") return def.url;
   return def.args === undefined ? def.command : [def.command, ...def.args].join(" ");
 }

@@ -9,6 +9,7 @@ import { hookEnv } from "./env.js";
 import { createEnvFile } from "./env-file.js";
 import { type CommandHookEvent, notificationTypeOf } from "./events.js";
 import { buildPayload, type EventInputs } from "./payload.js";
+import type { PromptEvaluator } from "./prompt-handler.js";
 import { reportRuns } from "./report.js";
 import type { ConfiguredHandler } from "./sources.js";
 import { HOOK_BLOCK_REASON, HOOK_STOP_REASON } from "./verdict.js";
@@ -28,6 +29,8 @@ export interface CommandHooksPluginOptions {
   readonly envPolicy?: EnvPolicy;
   /** Variables SessionStart hooks set through `CLAUDE_ENV_FILE`, for the session's later Bash calls. */
   readonly onSessionEnv?: (sessionId: string, variables: Readonly<Record<string, string>>) => void;
+  /** The model `prompt` handlers ask. */
+  readonly evaluatePrompt?: PromptEvaluator;
 }
 
 /**
@@ -83,6 +86,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
       ...(options.envPolicy ? { envPolicy: options.envPolicy } : {}),
       ...(signal ? { signal } : {}),
       ...(variables ? { variables } : {}),
+      ...(options.evaluatePrompt ? { evaluatePrompt: options.evaluatePrompt } : {}),
     });
     if (log) reportRuns(log, event, merged.runs);
     return merged;

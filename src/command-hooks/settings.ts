@@ -53,6 +53,19 @@ export const httpHandlerShape = {
   ...common,
 };
 
+/**
+ * Claude Code's `prompt` handler: a model reads `prompt` (with `$ARGUMENTS` replaced by the hook
+ * input) and answers `{ok, reason?}`. `model` is a Gatehouse model spec (`provider:model`);
+ * without it the configured model answers.
+ */
+export const promptHandlerShape = {
+  type: z.literal("prompt"),
+  prompt: z.string().min(1),
+  model: z.string().min(1).optional(),
+  continueOnBlock: z.boolean().optional(),
+  ...common,
+};
+
 /** Fields Code Puppy's hooks.json adds; accepted only in `code-puppy` dialect sources. */
 export const codePuppyExtraShape = {
   enabled: z.boolean().optional(),
@@ -72,14 +85,20 @@ export const DIALECT_EXTRA_SHAPES = {
 
 export const CommandHandlerSchema = z.strictObject(commandHandlerShape);
 export const HttpHandlerSchema = z.strictObject(httpHandlerShape);
-export const HandlerSchema = z.discriminatedUnion("type", [CommandHandlerSchema, HttpHandlerSchema]);
+export const PromptHandlerSchema = z.strictObject(promptHandlerShape);
+export const HandlerSchema = z.discriminatedUnion("type", [
+  CommandHandlerSchema,
+  HttpHandlerSchema,
+  PromptHandlerSchema,
+]);
 
 export type CommandHandlerDef = z.infer<typeof CommandHandlerSchema> & {
   /** Extra variables for the process (Gemini CLI's `env`). */
   readonly env?: Readonly<Record<string, string>>;
 };
 export type HttpHandlerDef = z.infer<typeof HttpHandlerSchema>;
-export type HandlerDefinition = CommandHandlerDef | HttpHandlerDef;
+export type PromptHandlerDef = z.infer<typeof PromptHandlerSchema>;
+export type HandlerDefinition = CommandHandlerDef | HttpHandlerDef | PromptHandlerDef;
 
 export const MatcherGroupSchema = z.strictObject({
   matcher: z.string().optional(),

@@ -6,6 +6,7 @@ import { type CompiledMatcher, compileMatcher, matcherSurprise } from "../hooks/
 import { type Diagnostic, joinPath } from "./diagnostics.js";
 import { DIALECT_SPECS, type Dialect, isForeign, timeoutMsFor } from "./dialects.js";
 import { type CommandHookEvent, EVENT_SPECS, FOREIGN_CLAUDE_EVENTS, isCommandHookEvent } from "./events.js";
+import { PROMPT_HANDLER_DEFAULT_TIMEOUT_MS } from "./prompt-handler.js";
 import type { HandlerDefinition, OnFailure, SourceName } from "./settings.js";
 import { type Diag, validateHandler } from "./validate.js";
 
@@ -437,7 +438,7 @@ function loadGroup(
       matcher,
       compiledMatcher,
       definition,
-      timeoutMs: timeoutMsFor(dialect, event, definition.timeout),
+      timeoutMs: handlerTimeoutMs(dialect, event, definition),
       onFailure: definition.onFailure ?? opts.onFailure ?? "continue",
       dedupKey: dedupKey(definition, dialect, native?.nativeEvent),
     });
@@ -445,12 +446,23 @@ function loadGroup(
   return out;
 }
 
+/** A `prompt` handler's default is Claude Code's 30 s; the others' come from the dialect and event. */
+function handlerTimeoutMs(dialect: Dialect, event: CommandHookEvent, def: HandlerDefinition): number {
+  if (def.type === "prompt" && def.timeout === undefined) return PROMPT_HANDLER_DEFAULT_TIMEOUT_MS;
+  return timeoutMsFor(dialect, event, def.timeout);
+}
+
 /**
  * Same program, same argv (or URL), same dialect = same handler. Timeout, `if` and
  * onFailure are not part of the key: the first source's copy runs, with its settings.
  */
 export function dedupKey(def: HandlerDefinition, dialect: Dialect, nativeEvent?: string): string {
-  const what = def.type === "command" ? JSON.stringify([def.command, def.args ?? null, def.shell ?? "sh"]) : def.url;
+  const what =
+    def.type === "command"
+      ? JSON.stringify([def.command, def.args ?? null, def.shell ?? "sh"])
+      : def.type === "prompt"
+        ? JSON.stringify([def.prompt, def.model ?? null])
+        : def.url;
   // Cursor's beforeShellExecution and preToolUse both fire at PreToolUse: one script on both runs twice there too.
   return `${def.type}\0${dialect}\0${nativeEvent ?? ""}\0${what}`;
 }
@@ -490,7 +502,7 @@ export function configureHandler(definition: HandlerDefinition, o: ConfigureHand
     matcher: o.matcher,
     compiledMatcher: compileMatcher(o.matcher),
     definition,
-    timeoutMs: timeoutMsFor(dialect, o.event, definition.timeout),
+    timeoutMs: handlerTimeoutMs(dialect, o.event, definition),
     onFailure: definition.onFailure ?? o.onFailure ?? "continue",
     dedupKey: dedupKey(definition, dialect),
   };

@@ -13,6 +13,7 @@ import {
   type HttpHandlerDef,
   httpHandlerShape,
   type OnFailure,
+  promptHandlerShape,
 } from "./settings.js";
 
 export type Diag = (level: Diagnostic["level"], path: string, message: string) => void;
@@ -33,7 +34,7 @@ export interface HandlerContext {
 }
 
 /** Claude Code handler types Gatehouse does not run yet: a warning, not an error. */
-export const UNSUPPORTED_TYPES: ReadonlySet<string> = new Set(["prompt", "agent", "mcp_tool"]);
+export const UNSUPPORTED_TYPES: ReadonlySet<string> = new Set(["agent", "mcp_tool"]);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -53,12 +54,12 @@ export function validateHandler(raw: unknown, c: HandlerContext): HandlerDefinit
     diag("warning", joinPath(path, "type"), `handler type "${type}" is not supported yet; this handler never runs`);
     return undefined;
   }
-  if (type !== "command" && type !== "http") {
-    diag("error", joinPath(path, "type"), `type must be "command" or "http" (got ${JSON.stringify(type)})`);
+  if (type !== "command" && type !== "http" && type !== "prompt") {
+    diag("error", joinPath(path, "type"), `type must be "command", "http" or "prompt" (got ${JSON.stringify(type)})`);
     return undefined;
   }
   const shape = {
-    ...(type === "command" ? commandHandlerShape : httpHandlerShape),
+    ...(type === "command" ? commandHandlerShape : type === "http" ? httpHandlerShape : promptHandlerShape),
     ...(dialect === "code-puppy" ? codePuppyExtraShape : {}),
     ...(dialect === "gemini" || dialect === "codex" || dialect === "cursor" ? DIALECT_EXTRA_SHAPES[dialect] : {}),
     ...(dialect === "cursor" ? { type: commandHandlerShape.type.optional() } : {}),

@@ -23,6 +23,7 @@ import { auditInterceptor } from "./audit.js";
 import type { ModelResolver, ResolvedModel, RuntimeConfig, RuntimeDeps } from "./deps.js";
 import { recoverAbandonedRuns } from "./doors/unchecked.js";
 import { dropEvents, RunEventChannel } from "./events.js";
+import { hookModelCall } from "./hook-model.js";
 import { pluginTool } from "./plugin-tool.js";
 import { executeRun } from "./run.js";
 import { SlashCommands } from "./slash.js";
@@ -165,6 +166,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
         envPolicy,
         onSessionEnv: (sessionId, variables) =>
           sessionEnv.set(sessionId, { ...sessionEnv.get(sessionId), ...variables }),
+        evaluatePrompt: (request) => hookModelCall(models)(request),
       });
       await plugins.add(bound.plugin, { trusted: true });
       approver = bound.approver(options.approver);
