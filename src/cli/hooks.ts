@@ -98,7 +98,7 @@ export function registerHooksCommand(program: Command): void {
     .description("Validate the command hook settings: each problem on a line, then a summary.")
     .option("--config <file>", CONFIG_HELP)
     .option("--settings <file|json>", SETTINGS_HELP)
-    .option("--json", "print { errors, warnings, handlers, disabled, diagnostics } as JSON")
+    .option("--json", "print { errors, warnings, handlers, disabled, managedOnly, diagnostics } as JSON")
     .addHelpText("after", `${SOURCES_HELP}\n${CHECK_EXIT_HELP}`)
     .action(async (flags: HooksCheckFlags) => {
       process.exitCode = await hooksCheck(flags, processIO());
@@ -364,6 +364,7 @@ export function hooksCheck(flags: HooksCheckFlags, io: CliIO): Promise<ExitCode>
         warnings,
         handlers: loaded.handlers.length,
         disabled: loaded.disabled,
+        managedOnly: loaded.managedOnly,
         diagnostics,
         failOpen: failOpen.length,
         notes,
@@ -376,7 +377,11 @@ export function hooksCheck(flags: HooksCheckFlags, io: CliIO): Promise<ExitCode>
       lines.push(`note: ${projectRelative(io.cwd, h.file)}: ${h.path}: ${h.event} ${FAILS_OPEN}`);
     const counts =
       loaded.diagnostics.length === 0 ? "no problems" : `${plural(errors, "error")}, ${plural(warnings, "warning")}`;
-    const disabled = loaded.disabled ? " (all disabled by disableAllHooks)" : "";
+    const disabled = loaded.disabled
+      ? " (all disabled by disableAllHooks)"
+      : loaded.managedOnly
+        ? " (managed hooks only: allowManagedHooksOnly)"
+        : "";
     const open = failOpen.length === 0 ? "" : ` (${failOpen.length} fail${failOpen.length === 1 ? "s" : ""} open)`;
     lines.push(`${counts}; ${plural(loaded.handlers.length, "handler")}${open}${disabled}`);
     await L.writeOut(io.stdout, lines.map((l) => `${L.terminalLine(l)}\n`).join(""));

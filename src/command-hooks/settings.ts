@@ -8,6 +8,7 @@ import { DIALECTS } from "./dialects.js";
  */
 
 export const SOURCE_NAMES = [
+  "managed",
   "user",
   "project",
   "local",
@@ -112,6 +113,8 @@ export const HooksBlockSchema = z.record(z.string(), z.array(MatcherGroupSchema)
 export const SettingsFileSchema = z.looseObject({
   hooks: HooksBlockSchema.optional(),
   disableAllHooks: z.boolean().optional(),
+  /** Managed settings only: every hook but the managed ones is ignored. */
+  allowManagedHooksOnly: z.boolean().optional(),
 });
 
 /** `commandHooks` in gatehouse.json. */

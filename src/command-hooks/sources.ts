@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { EnvPolicy } from "../core/env-policy.js";
 import { jsonErrorText, parseJsonText } from "../core/json.js";
@@ -63,8 +63,14 @@ export interface LoadCommandHookSourcesOptions {
   checkPrograms?: boolean;
   /** The environment policy, to warn about `http` headers naming a variable they will never get. */
   envPolicy?: EnvPolicy;
-  /** Where `CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS` is read (default: process.env). */
+  /** Where `CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS` and `GATEHOUSE_MANAGED_SETTINGS` are read (default: process.env). */
   env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * The managed settings file (default: `GATEHOUSE_MANAGED_SETTINGS`, else Claude Code's location:
+   * /etc/claude-code/managed-settings.json on Linux, /Library/Application Support/ClaudeCode/ on
+   * macOS, with the `managed-settings.d/*.json` beside it); null reads none.
+   */
+  managedSettings?: string | null;
 }
 
 export interface LoadedCommandHooks {
@@ -72,6 +78,8 @@ export interface LoadedCommandHooks {
   readonly diagnostics: Diagnostic[];
   /** True when the effective `disableAllHooks` turned every handler off. */
   readonly disabled: boolean;
+  /** Managed settings' `allowManagedHooksOnly`: only managed handlers were kept. */
+  readonly managedOnly: boolean;
 }
 
 interface RawSource {
@@ -92,13 +100,30 @@ interface RawSource {
  */
 export function loadCommandHookSources(opts: LoadCommandHookSourcesOptions): LoadedCommandHooks {
   const diagnostics: Diagnostic[] = [];
-  const sources = readSources(opts, diagnostics);
-
-  const disabled = effectiveDisableAll(sources, diagnostics);
+  const managed = readManagedSources(opts, diagnostics);
+  const others = readSources(opts, diagnostics);
+  const managedFlag = (key: string) => managed.some((m) => isObject(m.root) && m.root[key] === true);
+  for (const src of others)
+    if (isObject(src.root) && "allowManagedHooksOnly" in src.root)
+      diagnostics.push({
+        level: "warning",
+        file: src.file,
+        path: "allowManagedHooksOnly",
+        message: "only managed settings can set allowManagedHooksOnly; ignored here",
+      });
+  // Only a managed disableAllHooks turns managed hooks off; the others' value (managed first by precedence) turns off theirs.
+  const managedDisabled = managedFlag("disableAllHooks");
+  const managedOnly = managedFlag("allowManagedHooksOnly");
+  const othersDisabled = effectiveDisableAll([...others, ...managed], diagnostics);
+  const sources = managedDisabled ? [] : managedOnly || othersDisabled ? managed : [...managed, ...others];
   const handlers: ConfiguredHandler[] = [];
   const seen = new Set<string>();
   for (const src of sources) {
-    const dialect = opts.dialects?.[src.name] ?? src.dialect ?? (src.name === "code-puppy" ? "code-puppy" : "claude");
+    // A managed file is Claude Code's; a project's configuration cannot change how it is read.
+    const dialect =
+      src.name === "managed"
+        ? "claude"
+        : (opts.dialects?.[src.name] ?? src.dialect ?? (src.name === "code-puppy" ? "code-puppy" : "claude"));
     for (const h of loadSource(src, dialect, opts, diagnostics)) {
       const key = `${h.event}\0${h.matcher ?? ""}\0${h.dedupKey}`;
       if (seen.has(key)) continue;
@@ -107,7 +132,41 @@ export function loadCommandHookSources(opts: LoadCommandHookSourcesOptions): Loa
     }
   }
   const budgeted = withSessionEndBudget(handlers, opts.env ?? process.env, diagnostics);
-  return { handlers: disabled ? [] : budgeted, diagnostics, disabled };
+  const disabled = managedDisabled || (othersDisabled && budgeted.length === 0);
+  return { handlers: budgeted, diagnostics, disabled, managedOnly };
+}
+
+/** Claude Code's managed settings directory on this platform. */
+function managedDir(): string | undefined {
+  if (process.platform === "linux") return "/etc/claude-code";
+  if (process.platform === "darwin") return "/Library/Application Support/ClaudeCode";
+  return undefined;
+}
+
+/**
+ * The managed settings: one file named by `GATEHOUSE_MANAGED_SETTINGS` (or the option), or Claude
+ * Code's `managed-settings.json` and then `managed-settings.d/*.json` in alphabetical order.
+ */
+function readManagedSources(opts: LoadCommandHookSourcesOptions, diagnostics: Diagnostic[]): RawSource[] {
+  const named =
+    opts.managedSettings === undefined ? (opts.env ?? process.env).GATEHOUSE_MANAGED_SETTINGS : opts.managedSettings;
+  const files: string[] = [];
+  if (named === null) return [];
+  if (named !== undefined && named !== "") files.push(named);
+  else {
+    const dir = managedDir();
+    if (dir === undefined) return [];
+    files.push(join(dir, "managed-settings.json"));
+    try {
+      const dropIns = readdirSync(join(dir, "managed-settings.d")).filter((f) => f.endsWith(".json"));
+      files.push(...dropIns.sort().map((f) => join(dir, "managed-settings.d", f)));
+    } catch {
+      // No drop-in folder.
+    }
+  }
+  return files
+    .map((file): RawSource => ({ name: "managed", file, root: readJsonFile(file, diagnostics), hooksAt: "hooks" }))
+    .filter((src) => src.root !== undefined);
 }
 
 /** Claude Code's SessionEnd budget: 1.5 s, raised to the largest configured timeout up to 60 s. */

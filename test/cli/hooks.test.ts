@@ -226,7 +226,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
       assert.match(r.stdout, /^0 errors, 1 warning; 1 handler$/m);
     });
 
-    test("--json: { errors, warnings, handlers, disabled, diagnostics } with each problem's severity, file, path and message", async () => {
+    test("--json: { errors, warnings, handlers, disabled, managedOnly, diagnostics } with each problem's severity, file, path and message", async () => {
       const { cwd, env } = await fresh({
         ".claude/settings.json": {
           hooks: {
@@ -255,6 +255,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
           warnings: 1,
           handlers: 1,
           disabled: false,
+          managedOnly: false,
           diagnostics: [
             { severity: "error", file, path: "hooks.PreTooluse" },
             { severity: "warning", file, path: "hooks.Setup" },
@@ -284,6 +285,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
         warnings: 0,
         handlers: 0,
         disabled: false,
+        managedOnly: false,
         diagnostics: [],
         failOpen: 0,
         notes: [],
