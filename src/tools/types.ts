@@ -18,6 +18,8 @@ export interface ToolContext {
    * process adds them to its environment before its own environment policy applies.
    */
   readonly env?: Readonly<Record<string, string>>;
+  /** The run's session (absent outside a run): a tool that keeps state per conversation keys it by this. */
+  readonly sessionId?: string;
 }
 
 /**

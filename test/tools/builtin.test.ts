@@ -12,9 +12,11 @@ describe("builtinTools", () => {
         ["Read", true],
         ["Write", false],
         ["Edit", false],
+        ["MultiEdit", false],
         ["Bash", false],
         ["Glob", true],
         ["Grep", true],
+        ["TodoWrite", false],
       ],
     );
   });

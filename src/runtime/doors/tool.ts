@@ -111,6 +111,7 @@ async function runToolCall(
     cwd: deps.config.cwd,
     onChildRun: (id) => childRuns.push(id),
     toolCallId,
+    sessionId: state.sessionId,
     ...(sessionEnv === undefined ? {} : { env: sessionEnv }),
   };
   let params = parseInput(tool, call, ctx);

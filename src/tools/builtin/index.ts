@@ -3,14 +3,18 @@ import { type BashOptions, createBashTool } from "./bash.js";
 import { createEditTool } from "./edit.js";
 import { createGlobTool, type GlobOptions } from "./glob.js";
 import { createGrepTool, type GrepOptions } from "./grep.js";
+import { createMultiEditTool } from "./multi-edit.js";
 import { createReadTool, type ReadOptions } from "./read.js";
+import { createTodoWriteTool } from "./todo-write.js";
 import { createWriteTool } from "./write.js";
 
 export * from "./bash.js";
 export * from "./edit.js";
 export * from "./glob.js";
 export * from "./grep.js";
+export * from "./multi-edit.js";
 export * from "./read.js";
+export * from "./todo-write.js";
 export * from "./write.js";
 
 export interface BuiltinToolOptions {
@@ -29,8 +33,10 @@ export function builtinTools(options: BuiltinToolOptions = {}): Tool[] {
     createReadTool(options.read),
     createWriteTool(),
     createEditTool(),
+    createMultiEditTool(),
     createBashTool(options.bash),
     createGlobTool(options.glob),
     createGrepTool(options.grep),
+    createTodoWriteTool(),
   ];
 }

@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import { createMultiEditTool, createTodoWriteTool } from "../../src/tools/builtin/index.js";
+import { tempDir } from "../command-hooks/helpers.js";
+
+const ctx = (cwd: string, sessionId = "s1") => ({ signal: new AbortController().signal, cwd, sessionId });
+
+describe("MultiEdit and TodoWrite, with Claude Code's input shapes", () => {
+  test("MultiEdit applies its edits in order, each on the result of the one before", async () => {
+    const dir = tempDir();
+    const file = join(dir, "a.ts");
+    writeFileSync(file, "let a = 1;\nlet b = a;\n");
+    const tool = createMultiEditTool();
+    const out = await tool.execute(
+      {
+        file_path: file,
+        edits: [
+          { old_string: "let a", new_string: "const a" },
+          { old_string: "const a = 1", new_string: "const a = 2" },
+        ],
+      },
+      ctx(dir),
+    );
+    assert.equal(readFileSync(file, "utf8"), "const a = 2;\nlet b = a;\n");
+    assert.equal(out.originalFile, "let a = 1;\nlet b = a;\n");
+  });
+
+  test("MultiEdit is all or nothing: one edit that does not apply leaves the file unchanged", async () => {
+    const dir = tempDir();
+    const file = join(dir, "a.txt");
+    writeFileSync(file, "one two two");
+    const tool = createMultiEditTool();
+    await assert.rejects(
+      tool.execute(
+        {
+          file_path: file,
+          edits: [
+            { old_string: "one", new_string: "1" },
+            { old_string: "two", new_string: "2" },
+          ],
+        },
+        ctx(dir),
+      ),
+      /edit 2: found 2 matches/,
+    );
+    assert.equal(readFileSync(file, "utf8"), "one two two");
+  });
+
+  test("TodoWrite replaces the session's list and reports the old one; other sessions keep theirs", async () => {
+    const tool = createTodoWriteTool();
+    const todo = (content: string, status: "pending" | "in_progress" | "completed") => ({
+      content,
+      status,
+      activeForm: `${content}ing`,
+    });
+    const first = [todo("Test", "in_progress")];
+    assert.deepEqual(await tool.execute({ todos: first }, ctx("/", "s1")), { oldTodos: [], newTodos: first });
+    const second = [todo("Test", "completed"), todo("Ship", "pending")];
+    assert.deepEqual(await tool.execute({ todos: second }, ctx("/", "s1")), { oldTodos: first, newTodos: second });
+    assert.deepEqual((await tool.execute({ todos: [] }, ctx("/", "s2"))).oldTodos, []);
+    assert.ok(todoSchemaRejects(tool));
+  });
+});
+
+function todoSchemaRejects(tool: ReturnType<typeof createTodoWriteTool>): boolean {
+  return !tool.inputSchema.safeParse({ todos: [{ content: "x", status: "done", activeForm: "x" }] }).success;
+}
