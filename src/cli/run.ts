@@ -215,7 +215,8 @@ async function toolsFor(
   log: CliLogger,
   cleanup: (() => Promise<void>)[],
 ): Promise<Tool[]> {
-  const all: Tool[] = builtinTools({ bash: { env: io.env, envPolicy } });
+  const webFetch = config.tools?.webFetch;
+  const all: Tool[] = builtinTools({ bash: { env: io.env, envPolicy }, ...(webFetch ? { webFetch } : {}) });
   if (config.mcpServers && Object.keys(config.mcpServers).length > 0) {
     const { connectMcpServers } = await import("../tools/mcp.js");
     const warned: string[] = [];

@@ -65,6 +65,19 @@ export const GatehouseConfigSchema = z
           })
           .optional()
           .describe("The built-in Bash tool."),
+        webFetch: z
+          .strictObject({
+            maxBytes: z.number().int().positive().optional().describe("Largest body read (default 5 MiB)."),
+            timeoutMs: z.number().int().positive().optional().describe("Time for the whole fetch (default 30000)."),
+            allowPrivateNetwork: z
+              .boolean()
+              .optional()
+              .describe("Also fetch loopback, private and link-local addresses (default false)."),
+          })
+          .optional()
+          .describe(
+            "Offers the built-in WebFetch tool (Claude Code's: an HTTP GET, content as text). Off unless set: a tool that reaches the network is your choice.",
+          ),
       })
       .optional()
       .describe("Which tools the model may use; deny wins over allow."),

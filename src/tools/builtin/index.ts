@@ -6,6 +6,7 @@ import { createGrepTool, type GrepOptions } from "./grep.js";
 import { createMultiEditTool } from "./multi-edit.js";
 import { createReadTool, type ReadOptions } from "./read.js";
 import { createTodoWriteTool } from "./todo-write.js";
+import { createWebFetchTool, type WebFetchOptions } from "./web-fetch.js";
 import { createWriteTool } from "./write.js";
 
 export * from "./bash.js";
@@ -15,6 +16,7 @@ export * from "./grep.js";
 export * from "./multi-edit.js";
 export * from "./read.js";
 export * from "./todo-write.js";
+export * from "./web-fetch.js";
 export * from "./write.js";
 
 export interface BuiltinToolOptions {
@@ -22,6 +24,8 @@ export interface BuiltinToolOptions {
   readonly bash?: BashOptions;
   readonly glob?: GlobOptions;
   readonly grep?: GrepOptions;
+  /** WebFetch is offered only when given: a tool that reaches the network is the operator's choice. */
+  readonly webFetch?: WebFetchOptions;
 }
 
 /**
@@ -38,5 +42,6 @@ export function builtinTools(options: BuiltinToolOptions = {}): Tool[] {
     createGlobTool(options.glob),
     createGrepTool(options.grep),
     createTodoWriteTool(),
+    ...(options.webFetch ? [createWebFetchTool(options.webFetch)] : []),
   ];
 }
