@@ -134,7 +134,10 @@ export const CLAUDE_CODE_HANDLER_TYPES: readonly CompatRow[] = [
     "the configured model answers unless `model` names a Gatehouse model spec (`provider:model`); its call is not hooked; secrets in the input are masked; `onFailure` applies",
   ),
   no("agent", "not yet: reported by `hooks check`, never runs"),
-  no("mcp_tool", "not yet: reported by `hooks check`, never runs"),
+  differs(
+    "mcp_tool",
+    "calls a tool of a server in gatehouse.json's `mcpServers` directly (no tool hook sees it); `input` strings take values of the hook input by path (`tool_input.file_path`), as in Claude Code; an `isError` answer is a failure",
+  ),
 ];
 
 const SECTIONS: readonly [string, readonly CompatRow[]][] = [

@@ -10,7 +10,7 @@ import { nativePayload } from "./foreign.js";
 import { expandHeaders } from "./headers.js";
 import { type PromptEvaluator, runPromptHandler } from "./prompt-handler.js";
 import { interpret, type RawOutcome } from "./protocol.js";
-import type { CommandHandlerDef, HandlerDefinition, HttpHandlerDef, OnFailure } from "./settings.js";
+import type { CommandHandlerDef, HandlerDefinition, HttpHandlerDef, McpToolHandlerDef, OnFailure } from "./settings.js";
 import type { NormalizedVerdict } from "./verdict.js";
 
 /** The parts of a configured handler the executor needs (tests and `hooks test` build them directly). */
@@ -47,7 +47,17 @@ export interface ExecutorOptions {
   variables?: Readonly<Record<string, string>>;
   /** The model `prompt` handlers ask; without it they fail (under their onFailure). */
   evaluatePrompt?: PromptEvaluator;
+  /** Calls a connected MCP server's tool for `mcp_tool` handlers; without it they fail. */
+  callMcpTool?: McpToolCaller;
 }
+
+/** The text an MCP tool answered, and whether it answered with `isError`. */
+export type McpToolCaller = (
+  server: string,
+  tool: string,
+  input: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<{ readonly text: string; readonly isError: boolean }>;
 
 export interface HandlerOutcome extends RawOutcome {
   aborted: boolean;
@@ -95,7 +105,9 @@ export async function runCommandHandler(
           ...execOpts,
           extraEnv: { ...opts.variables, ...dialectEnv(handler.dialect, execOpts, def) },
         })
-      : await runHttp(def, payload, handler.timeoutMs, opts);
+      : def.type === "http"
+        ? await runHttp(def, payload, handler.timeoutMs, opts)
+        : await runMcpTool(def, input, handler.timeoutMs, opts);
   const verdict = interpret(handler.event, raw, {
     dialect: handler.dialect,
     onFailure: handler.onFailure,
@@ -115,8 +127,9 @@ export async function runCommandHandler(
 
 type Collected = Omit<HandlerOutcome, "durationMs" | "verdict">;
 
-function commandLineOf(def: CommandHandlerDef | HttpHandlerDef): string {
+function commandLineOf(def: CommandHandlerDef | HttpHandlerDef | McpToolHandlerDef): string {
   if (def.type === "http") return def.url;
+  if (def.type === "mcp_tool") return `mcp__${def.server}__${def.tool}`;
   return def.args === undefined ? def.command : [def.command, ...def.args].join(" ");
 }
 
@@ -286,4 +299,54 @@ async function runHttp(def: HttpHandlerDef, payload: string, timeoutMs: number, 
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
     return result({ spawnError: cause?.code ?? cause?.message ?? (e as Error).message });
   }
+}
+
+/**
+ * An `mcp_tool` handler: the tool's text is its stdout; an `isError` answer is a non-zero exit
+ * with the text as stderr. The call goes straight to the server: no tool hook sees it.
+ */
+async function runMcpTool(
+  def: McpToolHandlerDef,
+  hookInput: object,
+  timeoutMs: number,
+  opts: ExecutorOptions,
+): Promise<Collected> {
+  const base: Collected = {
+    exitCode: null,
+    signal: null,
+    stdout: "",
+    stderr: "",
+    timedOut: false,
+    aborted: false,
+    truncated: false,
+    droppedBytes: 0,
+  };
+  if (opts.signal?.aborted) return { ...base, aborted: true };
+  if (!opts.callMcpTool) return { ...base, spawnError: `MCP server "${def.server}" is not connected` };
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout;
+  try {
+    const input = interpolate(def.input ?? {}, hookInput) as Record<string, unknown>;
+    const r = await opts.callMcpTool(def.server, def.tool, input, signal);
+    return r.isError ? { ...base, exitCode: 1, stderr: r.text } : { ...base, exitCode: 0, stdout: r.text };
+  } catch (e) {
+    if (opts.signal?.aborted) return { ...base, aborted: true };
+    if (timeout.aborted) return { ...base, timedOut: true };
+    return { ...base, spawnError: (e as Error).message };
+  }
+}
+
+/** `${a.b}` in the string values of `value`, replaced by that path of the hook input ("" when absent). */
+export function interpolate(value: unknown, hookInput: object): unknown {
+  if (typeof value === "string")
+    return value.replace(/\$\{([A-Za-z0-9_.]+)\}/g, (_m, path: string) => {
+      const found = path
+        .split(".")
+        .reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], hookInput);
+      return found === undefined || found === null ? "" : typeof found === "string" ? found : JSON.stringify(found);
+    });
+  if (Array.isArray(value)) return value.map((v) => interpolate(v, hookInput));
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, interpolate(v, hookInput)]));
+  return value;
 }

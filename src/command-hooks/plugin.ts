@@ -8,6 +8,7 @@ import { type MergedVerdict, runCommandHooks } from "./dispatch.js";
 import { hookEnv } from "./env.js";
 import { createEnvFile } from "./env-file.js";
 import { type CommandHookEvent, notificationTypeOf } from "./events.js";
+import type { McpToolCaller } from "./executor.js";
 import { buildPayload, type EventInputs } from "./payload.js";
 import type { PromptEvaluator } from "./prompt-handler.js";
 import { reportRuns } from "./report.js";
@@ -31,6 +32,8 @@ export interface CommandHooksPluginOptions {
   readonly onSessionEnv?: (sessionId: string, variables: Readonly<Record<string, string>>) => void;
   /** The model `prompt` handlers ask. */
   readonly evaluatePrompt?: PromptEvaluator;
+  /** Calls a connected MCP server's tool, for `mcp_tool` handlers. */
+  readonly callMcpTool?: McpToolCaller;
 }
 
 /**
@@ -87,6 +90,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
       ...(signal ? { signal } : {}),
       ...(variables ? { variables } : {}),
       ...(options.evaluatePrompt ? { evaluatePrompt: options.evaluatePrompt } : {}),
+      ...(options.callMcpTool ? { callMcpTool: options.callMcpTool } : {}),
     });
     if (log) reportRuns(log, event, merged.runs);
     return merged;

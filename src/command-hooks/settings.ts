@@ -67,6 +67,19 @@ export const promptHandlerShape = {
   ...common,
 };
 
+/**
+ * Claude Code's `mcp_tool` handler: calls `tool` of the connected MCP server `server` with `input`,
+ * whose string values may say `${path}` (`${tool_input.file_path}`) to take a value of the hook
+ * input; the tool's text is read like a command's stdout.
+ */
+export const mcpToolHandlerShape = {
+  type: z.literal("mcp_tool"),
+  server: z.string().min(1),
+  tool: z.string().min(1),
+  input: z.record(z.string(), z.unknown()).optional(),
+  ...common,
+};
+
 /** Fields Code Puppy's hooks.json adds; accepted only in `code-puppy` dialect sources. */
 export const codePuppyExtraShape = {
   enabled: z.boolean().optional(),
@@ -87,10 +100,12 @@ export const DIALECT_EXTRA_SHAPES = {
 export const CommandHandlerSchema = z.strictObject(commandHandlerShape);
 export const HttpHandlerSchema = z.strictObject(httpHandlerShape);
 export const PromptHandlerSchema = z.strictObject(promptHandlerShape);
+export const McpToolHandlerSchema = z.strictObject(mcpToolHandlerShape);
 export const HandlerSchema = z.discriminatedUnion("type", [
   CommandHandlerSchema,
   HttpHandlerSchema,
   PromptHandlerSchema,
+  McpToolHandlerSchema,
 ]);
 
 export type CommandHandlerDef = z.infer<typeof CommandHandlerSchema> & {
@@ -99,7 +114,8 @@ export type CommandHandlerDef = z.infer<typeof CommandHandlerSchema> & {
 };
 export type HttpHandlerDef = z.infer<typeof HttpHandlerSchema>;
 export type PromptHandlerDef = z.infer<typeof PromptHandlerSchema>;
-export type HandlerDefinition = CommandHandlerDef | HttpHandlerDef | PromptHandlerDef;
+export type McpToolHandlerDef = z.infer<typeof McpToolHandlerSchema>;
+export type HandlerDefinition = CommandHandlerDef | HttpHandlerDef | PromptHandlerDef | McpToolHandlerDef;
 
 export const MatcherGroupSchema = z.strictObject({
   matcher: z.string().optional(),

@@ -521,7 +521,9 @@ export function dedupKey(def: HandlerDefinition, dialect: Dialect, nativeEvent?:
       ? JSON.stringify([def.command, def.args ?? null, def.shell ?? "sh"])
       : def.type === "prompt"
         ? JSON.stringify([def.prompt, def.model ?? null])
-        : def.url;
+        : def.type === "mcp_tool"
+          ? JSON.stringify([def.server, def.tool, def.input ?? null])
+          : def.url;
   // Cursor's beforeShellExecution and preToolUse both fire at PreToolUse: one script on both runs twice there too.
   return `${def.type}\0${dialect}\0${nativeEvent ?? ""}\0${what}`;
 }

@@ -12,6 +12,7 @@ import {
   type HandlerDefinition,
   type HttpHandlerDef,
   httpHandlerShape,
+  mcpToolHandlerShape,
   type OnFailure,
   promptHandlerShape,
 } from "./settings.js";
@@ -34,7 +35,14 @@ export interface HandlerContext {
 }
 
 /** Claude Code handler types Gatehouse does not run yet: a warning, not an error. */
-export const UNSUPPORTED_TYPES: ReadonlySet<string> = new Set(["agent", "mcp_tool"]);
+export const UNSUPPORTED_TYPES: ReadonlySet<string> = new Set(["agent"]);
+
+const HANDLER_SHAPES: Readonly<Record<string, z.ZodRawShape>> = {
+  command: commandHandlerShape,
+  http: httpHandlerShape,
+  prompt: promptHandlerShape,
+  mcp_tool: mcpToolHandlerShape,
+};
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -54,12 +62,17 @@ export function validateHandler(raw: unknown, c: HandlerContext): HandlerDefinit
     diag("warning", joinPath(path, "type"), `handler type "${type}" is not supported yet; this handler never runs`);
     return undefined;
   }
-  if (type !== "command" && type !== "http" && type !== "prompt") {
-    diag("error", joinPath(path, "type"), `type must be "command", "http" or "prompt" (got ${JSON.stringify(type)})`);
+  const base = typeof type === "string" ? HANDLER_SHAPES[type] : undefined;
+  if (base === undefined) {
+    diag(
+      "error",
+      joinPath(path, "type"),
+      `type must be "command", "http", "prompt" or "mcp_tool" (got ${JSON.stringify(type)})`,
+    );
     return undefined;
   }
   const shape = {
-    ...(type === "command" ? commandHandlerShape : type === "http" ? httpHandlerShape : promptHandlerShape),
+    ...base,
     ...(dialect === "code-puppy" ? codePuppyExtraShape : {}),
     ...(dialect === "gemini" || dialect === "codex" || dialect === "cursor" ? DIALECT_EXTRA_SHAPES[dialect] : {}),
     ...(dialect === "cursor" ? { type: commandHandlerShape.type.optional() } : {}),

@@ -23,7 +23,7 @@ import { auditInterceptor } from "./audit.js";
 import type { ModelResolver, ResolvedModel, RuntimeConfig, RuntimeDeps } from "./deps.js";
 import { recoverAbandonedRuns } from "./doors/unchecked.js";
 import { dropEvents, RunEventChannel } from "./events.js";
-import { hookModelCall } from "./hook-model.js";
+import { hookMcpCall, hookModelCall } from "./hook-model.js";
 import { pluginTool } from "./plugin-tool.js";
 import { executeRun } from "./run.js";
 import { SlashCommands } from "./slash.js";
@@ -167,6 +167,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
         onSessionEnv: (sessionId, variables) =>
           sessionEnv.set(sessionId, { ...sessionEnv.get(sessionId), ...variables }),
         evaluatePrompt: (request) => hookModelCall(models)(request),
+        callMcpTool: hookMcpCall(() => deps?.tools, config.cwd),
       });
       await plugins.add(bound.plugin, { trusted: true });
       approver = bound.approver(options.approver);

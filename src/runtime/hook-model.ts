@@ -1,5 +1,6 @@
 import { messageText } from "../core/message.js";
 import { collectStream } from "../models/collect.js";
+import { type Tool, ToolError } from "../tools/types.js";
 import type { ModelResolver } from "./deps.js";
 
 /**
@@ -23,5 +24,30 @@ export function hookModelCall(models: ModelResolver) {
       abortSignal: request.signal,
     });
     return messageText(await collectStream(stream));
+  };
+}
+
+/**
+ * The tool call of an `mcp_tool` command hook: the connected server's tool, called directly with
+ * the handler's input — not a tool call of the run, so no tool hook sees it and nothing is stored.
+ */
+export function hookMcpCall(tools: () => ReadonlyMap<string, Tool> | undefined, cwd: string) {
+  return async (
+    server: string,
+    tool: string,
+    input: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<{ readonly text: string; readonly isError: boolean }> => {
+    const found = tools()?.get(`mcp__${server}__${tool}`);
+    if (!found) throw new Error(`MCP tool "${tool}" of server "${server}" is not connected`);
+    const parsed = found.inputSchema.safeParse(input);
+    if (!parsed.success) throw new Error(`invalid input for MCP tool "${tool}": ${parsed.error.issues[0]?.message}`);
+    try {
+      const output = await found.execute(parsed.data, { signal, cwd });
+      return { text: found.toModelOutput ? found.toModelOutput(output) : JSON.stringify(output), isError: false };
+    } catch (error) {
+      if (error instanceof ToolError) return { text: error.message, isError: true };
+      throw error;
+    }
   };
 }

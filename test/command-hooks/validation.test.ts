@@ -193,16 +193,17 @@ describe("settings validation names the file and JSON path", () => {
     );
   });
 
-  test("a prompt handler loads; agent and mcp_tool handlers are not supported yet and say so", () => {
+  test("prompt and mcp_tool handlers load; agent handlers are not supported yet and say so", () => {
     const prompt = check({ Stop: [{ hooks: [{ type: "prompt", prompt: "ok?", model: "scripted:echo" }] }] });
     assert.deepEqual(prompt.diagnostics, []);
     assert.equal(prompt.handlers[0]?.timeoutMs, 30_000, "Claude Code's default for prompt hooks");
     assert.equal(only(check({ Stop: [{ hooks: [{ type: "prompt" }] }] }).diagnostics).level, "error");
-    for (const type of ["agent", "mcp_tool"]) {
-      const d = only(check({ Stop: [{ hooks: [{ type, prompt: "ok?" }] }] }).diagnostics);
-      assert.equal(d.level, "warning");
-      assert.equal(d.path, "hooks.Stop[0].hooks[0].type");
-    }
+    const mcp = check({ Stop: [{ hooks: [{ type: "mcp_tool", server: "policy", tool: "check", input: { a: 1 } }] }] });
+    assert.deepEqual(mcp.diagnostics, []);
+    assert.equal(mcp.handlers.length, 1);
+    const d = only(check({ Stop: [{ hooks: [{ type: "agent", prompt: "ok?" }] }] }).diagnostics);
+    assert.equal(d.level, "warning");
+    assert.equal(d.path, "hooks.Stop[0].hooks[0].type");
   });
 
   test("invalid JSON names the file, line and column", () => {
