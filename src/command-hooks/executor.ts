@@ -9,7 +9,7 @@ import type { CommandHookEvent } from "./events.js";
 import { nativePayload } from "./foreign.js";
 import { expandHeaders } from "./headers.js";
 import { type PromptEvaluator, runPromptHandler } from "./prompt-handler.js";
-import { interpret, type RawOutcome } from "./protocol.js";
+import { interpret, NO_OUTCOME, type RawOutcome } from "./protocol.js";
 import type { CommandHandlerDef, HandlerDefinition, HttpHandlerDef, McpToolHandlerDef, OnFailure } from "./settings.js";
 import type { NormalizedVerdict } from "./verdict.js";
 
@@ -311,16 +311,7 @@ async function runMcpTool(
   timeoutMs: number,
   opts: ExecutorOptions,
 ): Promise<Collected> {
-  const base: Collected = {
-    exitCode: null,
-    signal: null,
-    stdout: "",
-    stderr: "",
-    timedOut: false,
-    aborted: false,
-    truncated: false,
-    droppedBytes: 0,
-  };
+  const base: Collected = { ...NO_OUTCOME };
   if (opts.signal?.aborted) return { ...base, aborted: true };
   if (!opts.callMcpTool) return { ...base, spawnError: `MCP server "${def.server}" is not connected` };
   const timeout = AbortSignal.timeout(timeoutMs);

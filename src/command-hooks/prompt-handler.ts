@@ -2,7 +2,7 @@ import { z } from "zod";
 import { isGatehouseSecret, isProviderCredential } from "../core/env-policy.js";
 import { MASK, maskSecrets } from "../core/secrets.js";
 import { type CommandHookEvent, EVENT_SPECS } from "./events.js";
-import { type Ctx, failure, keepFields, type RawOutcome } from "./protocol.js";
+import { type Ctx, failure, keepFields, NO_OUTCOME, type RawOutcome } from "./protocol.js";
 import type { OnFailure, PromptHandlerDef } from "./settings.js";
 import type { HookError, NormalizedVerdict } from "./verdict.js";
 
@@ -73,16 +73,7 @@ export async function runPromptHandler(
   signal: AbortSignal | undefined,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<PromptRun> {
-  const raw = {
-    exitCode: null,
-    signal: null,
-    stdout: "",
-    stderr: "",
-    timedOut: false,
-    aborted: false,
-    truncated: false,
-    droppedBytes: 0,
-  };
+  const raw = { ...NO_OUTCOME };
   const failed = (error: HookError, detail: string, extra: Partial<PromptRun["raw"]> = {}): PromptRun => {
     const r = { ...raw, ...extra };
     const ctx: Ctx = { spec: EVENT_SPECS[event], raw: r, opts: { dialect: "claude", onFailure }, stderr: undefined };

@@ -25,6 +25,19 @@ export interface RawOutcome {
   httpStatus?: number;
 }
 
+/** What a handler that produced nothing (yet) returned: no exit, no output. */
+export const NO_OUTCOME: Readonly<RawOutcome & { aborted: boolean; truncated: boolean; droppedBytes: number }> =
+  Object.freeze({
+    exitCode: null,
+    signal: null,
+    stdout: "",
+    stderr: "",
+    timedOut: false,
+    aborted: false,
+    truncated: false,
+    droppedBytes: 0,
+  });
+
 export interface InterpretOptions {
   dialect: Dialect;
   onFailure: OnFailure;
