@@ -156,7 +156,7 @@ export const DIALECT_SPECS: Readonly<Record<Dialect, DialectSpec>> = {
       beforeMCPExecution: { events: ["PreToolUse"], tools: ["mcp__*"] },
       afterMCPExecution: { events: ["PostToolUse"], tools: ["mcp__*"], observe: true },
       beforeReadFile: { events: ["PreToolUse"], tools: ["Read"] },
-      afterFileEdit: { events: ["PostToolUse"], tools: ["Write", "Edit", "MultiEdit"], observe: true },
+      afterFileEdit: { events: ["PostToolUse"], tools: ["Write", "Edit", "MultiEdit", "NotebookEdit"], observe: true },
       stop: { events: ["Stop"] },
       subagentStart: { events: ["SubagentStart"] },
       subagentStop: { events: ["SubagentStop"] },

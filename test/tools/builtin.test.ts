@@ -13,6 +13,7 @@ describe("builtinTools", () => {
         ["Write", false],
         ["Edit", false],
         ["MultiEdit", false],
+        ["NotebookEdit", false],
         ["Bash", false],
         ["Glob", true],
         ["Grep", true],

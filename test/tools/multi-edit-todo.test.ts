@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { createMultiEditTool, createTodoWriteTool } from "../../src/tools/builtin/index.js";
+import { createMultiEditTool, createNotebookEditTool, createTodoWriteTool } from "../../src/tools/builtin/index.js";
 import { tempDir } from "../command-hooks/helpers.js";
 
 const ctx = (cwd: string, sessionId = "s1") => ({ signal: new AbortController().signal, cwd, sessionId });
@@ -67,3 +67,43 @@ describe("MultiEdit and TodoWrite, with Claude Code's input shapes", () => {
 function todoSchemaRejects(tool: ReturnType<typeof createTodoWriteTool>): boolean {
   return !tool.inputSchema.safeParse({ todos: [{ content: "x", status: "done", activeForm: "x" }] }).success;
 }
+
+describe("NotebookEdit, with Claude Code's input shape", () => {
+  const notebook = () => ({
+    cells: [
+      { id: "a1", cell_type: "code", source: "print(1)", metadata: {}, outputs: [{ text: "1" }], execution_count: 1 },
+      { id: "b2", cell_type: "markdown", source: "# Title", metadata: {} },
+    ],
+    metadata: { language_info: { name: "python" } },
+    nbformat: 4,
+    nbformat_minor: 5,
+  });
+
+  test("replace clears a code cell's outputs; insert adds a cell after cell_id; delete removes one", async () => {
+    const dir = tempDir();
+    const file = join(dir, "n.ipynb");
+    writeFileSync(file, JSON.stringify(notebook()));
+    const tool = createNotebookEditTool();
+    const replaced = await tool.execute({ notebook_path: file, cell_id: "a1", new_source: "print(2)" }, ctx(dir));
+    assert.deepEqual([replaced.cell_type, replaced.language, replaced.edit_mode], ["code", "python", "replace"]);
+    await tool.execute(
+      { notebook_path: file, cell_id: "a1", new_source: "x = 3", cell_type: "code", edit_mode: "insert" },
+      ctx(dir),
+    );
+    await tool.execute({ notebook_path: file, cell_id: "b2", new_source: "", edit_mode: "delete" }, ctx(dir));
+    const after = JSON.parse(readFileSync(file, "utf8")) as { cells: { source: string; outputs?: unknown[] }[] };
+    assert.deepEqual(
+      after.cells.map((c) => c.source),
+      ["print(2)", "x = 3"],
+    );
+    assert.deepEqual(after.cells[0]?.outputs, []);
+    await assert.rejects(
+      tool.execute({ notebook_path: file, cell_id: "zz", new_source: "" }, ctx(dir)),
+      /No cell "zz"/,
+    );
+    await assert.rejects(
+      tool.execute({ notebook_path: file, new_source: "y", edit_mode: "insert" }, ctx(dir)),
+      /cell_type is required/,
+    );
+  });
+});

@@ -4,6 +4,7 @@ import { createEditTool } from "./edit.js";
 import { createGlobTool, type GlobOptions } from "./glob.js";
 import { createGrepTool, type GrepOptions } from "./grep.js";
 import { createMultiEditTool } from "./multi-edit.js";
+import { createNotebookEditTool } from "./notebook-edit.js";
 import { createReadTool, type ReadOptions } from "./read.js";
 import { createTodoWriteTool } from "./todo-write.js";
 import { createWebFetchTool, type WebFetchOptions } from "./web-fetch.js";
@@ -14,6 +15,7 @@ export * from "./edit.js";
 export * from "./glob.js";
 export * from "./grep.js";
 export * from "./multi-edit.js";
+export * from "./notebook-edit.js";
 export * from "./read.js";
 export * from "./todo-write.js";
 export * from "./web-fetch.js";
@@ -38,6 +40,7 @@ export function builtinTools(options: BuiltinToolOptions = {}): Tool[] {
     createWriteTool(),
     createEditTool(),
     createMultiEditTool(),
+    createNotebookEditTool(),
     createBashTool(options.bash),
     createGlobTool(options.glob),
     createGrepTool(options.grep),
