@@ -426,6 +426,7 @@ function defaultInputs(event: CommandHookEvent, toolName: string): EventInputs[C
     PostCompact: { trigger: "manual", compactSummary: "" },
     Notification: { message: "hooks test", notificationType: "permission_prompt" },
     StopFailure: { error: "unknown", errorDetails: "hooks test" },
+    PostToolBatch: { toolCalls: [{ ...call, toolResponse: "" }] },
   };
   return inputs[event];
 }

@@ -42,7 +42,10 @@ export const CLAUDE_CODE_EVENTS: readonly CompatRow[] = [
   differs("Notification", "fires for approval requests only (`permission_prompt`)"),
   ok("StopFailure"),
   no("PermissionDenied", AFTER_PERMISSIONS),
-  no("PostToolBatch", "not yet: a parallel batch has no hook point of its own"),
+  differs(
+    "PostToolBatch",
+    "fires after every model step with tool calls, one call too; a block or `continue: false` ends the run (blocked, the reason as the reply)",
+  ),
   no("Setup", NO_SUCH_THING("init or maintenance mode")),
   no("UserPromptExpansion", NO_SUCH_THING("skill expansion; `UserPromptSubmit` sees slash commands")),
   no("TaskCreated", NO_SUCH_THING("task list")),
@@ -83,6 +86,10 @@ export const CLAUDE_CODE_INPUT_FIELDS: readonly CompatRow[] = [
   ok("error", "PostToolUseFailure; StopFailure's kind"),
   no("is_interrupt", "a cancelled call ends the run, without a PostToolUseFailure"),
   ok("error_details", "StopFailure"),
+  differs(
+    "tool_calls",
+    "PostToolBatch: each call's `tool_response` is what the model reads (a withheld output's notice)",
+  ),
   no("permission_suggestions", AFTER_PERMISSIONS),
   ok("stop_hook_active"),
   ok("last_assistant_message"),

@@ -19,6 +19,7 @@ export const COMMAND_HOOK_EVENTS = [
   "PostCompact",
   "Notification",
   "StopFailure",
+  "PostToolBatch",
 ] as const;
 
 export type CommandHookEvent = (typeof COMMAND_HOOK_EVENTS)[number];
@@ -30,7 +31,6 @@ export type CommandHookEvent = (typeof COMMAND_HOOK_EVENTS)[number];
 export const FOREIGN_CLAUDE_EVENTS: readonly string[] = [
   "Setup",
   "PermissionDenied",
-  "PostToolBatch",
   "UserPromptExpansion",
   "TaskCreated",
   "TaskCompleted",
@@ -183,6 +183,8 @@ export const EVENT_SPECS: Readonly<Record<CommandHookEvent, EventSpec>> = {
     fields: ["continue"],
   }),
   PostCompact: spec("PostCompact", { matcherField: "trigger", matcherValues: ["manual", "auto"] }),
+  // After every step with tool calls: block or continue:false ends the run there; context is the model's.
+  PostToolBatch: spec("PostToolBatch", { decision: "block", fields: CONTEXT }),
   // A turn that ended in an error (the run failed); as in Claude Code, what the hook answers is ignored.
   StopFailure: spec("StopFailure", {
     matcherField: "error",

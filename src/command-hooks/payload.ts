@@ -51,6 +51,7 @@ export interface EventInputs {
   PostCompact: { trigger: "manual" | "auto"; compactSummary: string };
   Notification: { message: string; notificationType: string; title?: string };
   StopFailure: { error: string; errorDetails?: string; lastAssistantMessage?: string };
+  PostToolBatch: { toolCalls: readonly (ToolCall & { toolResponse: unknown })[] };
 }
 
 export type HookPayload = Readonly<Record<string, unknown>> & {
@@ -92,6 +93,7 @@ const BUILDERS: { [E in CommandHookEvent]: Builder<E> } = {
   PreCompact: (i) => ({ trigger: i.trigger, custom_instructions: i.customInstructions ?? "" }),
   PostCompact: (i) => ({ trigger: i.trigger, compact_summary: i.compactSummary }),
   Notification: (i) => defined({ message: i.message, title: i.title, notification_type: i.notificationType }),
+  PostToolBatch: (i) => ({ tool_calls: i.toolCalls.map((c) => ({ ...tool(c), tool_response: c.toolResponse })) }),
   StopFailure: (i) =>
     defined({ error: i.error, error_details: i.errorDetails, last_assistant_message: i.lastAssistantMessage }),
 };

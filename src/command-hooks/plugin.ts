@@ -228,6 +228,28 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
           },
           opts("PostToolUse"),
         );
+      if (any("PostToolBatch"))
+        api.on(
+          "after_tool_batch",
+          async (e, ctx) => {
+            const toolCalls = e.calls.map((c) => ({
+              toolName: c.toolName,
+              toolInput: c.params,
+              toolUseId: c.toolCallId,
+              toolResponse: c.output,
+            }));
+            const v = await fire("PostToolBatch", ctx, { toolCalls }, ctx.signal);
+            if (!v) return undefined;
+            // Claude Code: a block or `continue: false` stops the agent loop; the reason is the user's.
+            const stops = v.decision === "block" || v.continue === false;
+            const message = v.decision === "block" ? v.reason : v.stopReason;
+            return {
+              ...(v.additionalContext ? { additionalContext: v.additionalContext } : {}),
+              ...(stops ? { stopRun: message === undefined ? {} : { message } } : {}),
+            };
+          },
+          opts("PostToolBatch"),
+        );
       if (any("Stop", "SubagentStop"))
         api.on(
           "before_agent_finalize",

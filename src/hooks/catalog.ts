@@ -400,6 +400,35 @@ export const HOOKS = {
     stopField: "stopRun",
     rules: { result: chain, block: latch, blockReason: first, additionalContext: concat, stopRun: first },
   }),
+  after_tool_batch: defineHook({
+    kind: "modify",
+    failure: "open",
+    timeoutMs: GATE_MS,
+    access: NONE,
+    fires:
+      "once per model step with tool calls, after every call of the step was decided and its result stored, before the next model call",
+    event: z.object({
+      calls: z
+        .array(
+          z.object({
+            toolName: text,
+            params: anyValue(),
+            toolCallId: text,
+            output: anyValue().describe("what the model reads: the output as after_tool_call left it, or the notice"),
+            isError: z.boolean(),
+          }),
+        )
+        .describe("the step's calls, in call order"),
+    }),
+    result: z
+      .object({
+        additionalContext: z.string().optional().describe("model-only context for the rest of this run"),
+        stopRun,
+      })
+      .strict(),
+    stopField: "stopRun",
+    rules: { additionalContext: concat, stopRun: first },
+  }),
   tool_result_persist: defineHook({
     kind: "sync",
     failure: "open",

@@ -41,6 +41,7 @@ const FULL_INPUTS: { [E in (typeof COMMAND_HOOK_EVENTS)[number]]: EventInputs[E]
   PostCompact: { trigger: "manual", compactSummary: "s" },
   Notification: { message: "m", notificationType: "permission_prompt" },
   StopFailure: { error: "unknown", errorDetails: "d" },
+  PostToolBatch: { toolCalls: [{ toolName: "Bash", toolInput: {}, toolUseId: "t", toolResponse: "r" }] },
 };
 
 /** Fields Gatehouse adds that Claude Code does not send (documented under the event table). */

@@ -101,6 +101,7 @@ describe("hook payloads use Claude Code's field names", () => {
       PostCompact: { trigger: "auto", compactSummary: "s" },
       Notification: { message: "m", notificationType: "idle_prompt" },
       StopFailure: { error: "rate_limit" },
+      PostToolBatch: { toolCalls: [] },
     } as const;
     for (const event of COMMAND_HOOK_EVENTS) {
       const p = buildPayload(event, { ...base, permissionMode: "plan" }, inputs[event] as never);

@@ -45,6 +45,7 @@ const CP_FEEDBACK_TO_MODEL = new Set<CommandHookEvent>([
   "PostToolUse",
   "PostToolUseFailure",
   "SubagentStart",
+  "PostToolBatch",
 ]);
 const fedBack = (d: Dialect, e: CommandHookEvent, text: string): NormalizedVerdict => {
   if (d === "code-puppy") return CP_FEEDBACK_TO_MODEL.has(e) ? { additionalContext: text } : { feedback: text };

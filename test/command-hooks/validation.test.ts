@@ -31,7 +31,7 @@ const cmd = (extra: Record<string, unknown> = {}) => ({ type: "command", command
 
 describe("settings validation names the file and JSON path", () => {
   test("an unknown event is an error; a Claude Code event Gatehouse does not fire is a warning", () => {
-    const r = check({ PreToolUSe: [{ hooks: [cmd()] }], PostToolBatch: [{ hooks: [cmd()] }] });
+    const r = check({ PreToolUSe: [{ hooks: [cmd()] }], TeammateIdle: [{ hooks: [cmd()] }] });
     const [a, b] = r.diagnostics;
     assert.deepEqual(
       { ...a, message: undefined },
@@ -39,7 +39,7 @@ describe("settings validation names the file and JSON path", () => {
     );
     assert.match(a?.message ?? "", /unknown event "PreToolUSe" \(did you mean "PreToolUse"\?\)/);
     assert.equal(b?.level, "warning");
-    assert.equal(b?.path, "hooks.PostToolBatch");
+    assert.equal(b?.path, "hooks.TeammateIdle");
     assert.equal(r.handlers.length, 0);
   });
 

@@ -499,6 +499,35 @@ const MATRIX: Record<CommandHookEvent, Row> = {
     forms: observeOnly(observed),
   },
 
+  // A block or continue:false ends the run after the step (the reason is the user's); context reaches the next call.
+  PostToolBatch: {
+    reach: REACH.tool,
+    blockMeans: "the run ends after the step",
+    check(e, o) {
+      assert.equal(o.probeRuns, 1, "the tool ran");
+      const batch = payloadOf(o, "PostToolBatch").tool_calls as { tool_name: string; tool_response: unknown }[];
+      assert.deepEqual(
+        batch.map((c) => c.tool_name),
+        ["Probe"],
+      );
+      if (e.kind === "stopped") {
+        stoppedWith(o, e.text);
+        return;
+      }
+      completedWith(o, `final: ${OUTPUT}`);
+      if (e.kind === "context") assert.ok(o.prompts[1]?.includes(e.text), "the context reaches the next call");
+    },
+    forms: {
+      silent: [none, none],
+      stdout: [none, none],
+      exit1: [none, stopped(STDERR)],
+      exit2: [stopped(STDERR), context(STDERR)],
+      block: [stopped(REASON), stopped(REASON)],
+      continue: [stopped(STOP), stopped(STOP)],
+      context: [context(CONTEXT), none],
+    },
+  },
+
   StopFailure: {
     reach: REACH.failedModel,
     check(_e, o) {

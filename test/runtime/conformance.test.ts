@@ -55,6 +55,7 @@ const DELIVERY: Counts = { before_response_emit: 1, message_sending: 1, message_
 /** A full turn: prompt stored, model asks for Echo, result stored, model answers, answer delivered. */
 const FULL_TURN = sum(PREPARED, times(MODEL_CALL, 2), TOOL_CALL, DELIVERY, {
   before_message_write: 3,
+  after_tool_batch: 1,
   before_agent_finalize: 1,
 });
 

@@ -67,6 +67,33 @@ export async function runToolCalls(
   }
   await writeAssistant(deps, state, asRan(response.parts, started));
   for (const [i, call] of calls.entries()) await storeResult(deps, state, call, outcomes[i] as ToolOutcome);
+  if (deps.engine.hasHooks("after_tool_batch")) await afterBatch(deps, state, calls, outcomes, started);
+}
+
+/**
+ * `after_tool_batch` (Claude Code's PostToolBatch): sees the step's calls as the model will read
+ * them; may add model-only context for the rest of the run, or end the run after this step.
+ */
+async function afterBatch(
+  deps: RuntimeDeps,
+  state: RunState,
+  calls: readonly CollectedToolCall[],
+  outcomes: readonly ToolOutcome[],
+  started: Started,
+): Promise<void> {
+  const batch = await deps.engine.emit("after_tool_batch", {
+    calls: calls.map((call, i) => ({
+      toolName: call.toolName,
+      // As stored: the input each call ran with, or none for a call that did not run.
+      params: started.has(call.toolCallId) ? started.get(call.toolCallId) : NOT_RUN_INPUT,
+      toolCallId: call.toolCallId,
+      output: outcomes[i]?.output,
+      isError: outcomes[i]?.isError ?? true,
+    })),
+  });
+  state.signal.throwIfAborted();
+  noteStop(state, batch);
+  if (batch.result.additionalContext) state.context.append.push(batch.result.additionalContext);
 }
 
 /** The model's parts with each call's input as it ran, or the placeholder for a call that did not. */
