@@ -328,7 +328,9 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
             );
             if (!blocks(v)) return undefined;
             // Claude Code shows a PreCompact block's stderr (or reason) to the user: /compact replies with it.
-            const message = v?.reason ?? v?.stopReason;
+            // A handler that failed (onFailure "block") said nothing of its own: Gatehouse's notice stands alone.
+            const failed = v?.runs.find((r) => r.handler === v.decidedBy)?.outcome.verdict.error !== undefined;
+            const message = failed ? undefined : (v?.reason ?? v?.stopReason);
             return { block: true, ...(message === undefined ? {} : { message }) };
           },
           opts("PreCompact"),

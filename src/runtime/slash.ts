@@ -36,8 +36,10 @@ const BUILT_IN: Record<string, Command> = {
     async run(args, { deps, state }) {
       const result = await compact(deps, state, "manual", args || undefined);
       if (result.status === "nothing") return "Nothing to compact yet.";
-      if (result.status === "blocked")
-        return result.message ?? `Compaction was blocked by a policy (${result.pluginId}).`;
+      if (result.status === "blocked") {
+        const why = result.message === undefined ? "." : `: ${result.message}`;
+        return `Compaction was blocked by a policy (${result.pluginId})${why}`;
+      }
       return `Compacted ${result.compactedCount} messages into a summary.`;
     },
   },

@@ -67,7 +67,7 @@ describe("session events as Claude Code fires them", { concurrency: 2 }, () => {
     const { sessionId } = JSON.parse(first.stdout) as { sessionId: string };
     const r = await gatehouse(["run", "--session", sessionId, "-p", "/compact"], { cwd });
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stdout, "compaction is off during the audit\n");
+    assert.equal(r.stdout, "Compaction was blocked by a policy (command-hooks): compaction is off during the audit\n");
   });
 });
 
