@@ -65,6 +65,7 @@ export const BLOCKING_COMMAND_EVENTS = [
   "PostToolUseFailure",
   "PermissionRequest",
   "PreCompact",
+  "PostToolBatch",
 ] as const;
 /**
  * Events a failure never blocks, whatever `onFailure` says: Stop and SubagentStop ignore it by
@@ -540,6 +541,7 @@ const COMMAND_CLOSED_EFFECT: Record<BlockingCommandEvent, string> = {
   PostToolUseFailure: "failures withheld",
   PermissionRequest: "approval denied: Echo does not run",
   PreCompact: "compaction blocked (/compact says by whom); the run otherwise unchanged",
+  PostToolBatch: "the run ends after the tool step, blocked (category stop), the reason as its reply",
 };
 
 const COMPACTION_BLOCKED = "Compaction was blocked by a policy (command-hooks).";
@@ -581,6 +583,11 @@ function commandProblems(
       // Who denied: an audit record, or the notice the model got.
       if (!o.audit.some((a) => a.pluginId === "command-hooks") && !/not approved[^"]*command-hooks/.test(o.stored))
         p.push("the denial is not attributed (no audit record, and the notice does not name command-hooks)");
+      break;
+    case "PostToolBatch":
+      if (r.outcome !== "blocked" || r.blockedBy?.category !== "stop" || r.blockedBy.pluginId !== "command-hooks")
+        p.push(`the run was not stopped by command-hooks (${r.outcome})`);
+      if (r.reply !== reason) p.push(`the reply is not "${reason}"`);
       break;
     case "PreCompact":
       if (o.compactions !== 0) p.push(`${o.compactions} compactions recorded`);
