@@ -32,6 +32,7 @@ interface DecisionShape {
   readonly category?: string;
   readonly handled?: boolean;
   readonly decidedBy?: Attribution;
+  readonly stoppedBy?: Attribution;
 }
 
 /**
@@ -51,11 +52,16 @@ export function auditInterceptor(store: SessionStore, logger: HostLogger): HookI
       if (spec.kind === "gate" && o.outcome === "block" && o.by)
         return writeRecord(store, logger, ids, o.by, "block", o.category);
       if (spec.kind === "claim" && o.handled && o.by) return writeRecord(store, logger, ids, o.by, "claim");
-      if (o.decidedBy) {
-        const latch = spec.blockField ?? "block";
-        return writeRecord(store, logger, ids, o.decidedBy, latch === "cancel" ? "cancel" : "block");
-      }
-      return undefined;
+      const latch = spec.blockField ?? "block";
+      const decided = o.decidedBy
+        ? () => writeRecord(store, logger, ids, o.decidedBy as Attribution, latch === "cancel" ? "cancel" : "block")
+        : undefined;
+      // A hook that ends the run (`stopRun`) is a verdict too: a block with category "stop".
+      const stopped = o.stoppedBy
+        ? () => writeRecord(store, logger, ids, o.stoppedBy as Attribution, "block", "stop")
+        : undefined;
+      if (decided && stopped) return decided().then(stopped);
+      return (decided ?? stopped)?.();
     },
   };
 }

@@ -34,6 +34,13 @@ interface RunJson {
   blockedBy?: { pluginId: string; hook: string; category?: string };
 }
 
+interface AuditRecord {
+  hook: string;
+  pluginId: string;
+  outcome: string;
+  category: string | null;
+}
+
 /** Every byte the store wrote, to prove the stop reason is not in it. */
 function storeBytes(dir: string): string {
   const root = join(dir, ".gatehouse");
@@ -66,6 +73,12 @@ describe("continue: false from a tool hook stops the agent", { concurrency: 2 },
     assert.equal(result.steps, 1, "no model call after the stop");
     assert.deepEqual(result.blockedBy, { pluginId: "command-hooks", hook: "before_tool_call", category: "stop" });
     assert.equal(storeBytes(cwd).includes(STOP_REASON), false, "stopReason is for the user, not the model");
+    // Audited like any verdict: who stopped the run, never why.
+    const audit = JSON.parse((await gatehouse(["audit", "--json"], { cwd })).stdout) as AuditRecord[];
+    assert.ok(
+      audit.some((a) => a.hook === "before_tool_call" && a.pluginId === "command-hooks" && a.category === "stop"),
+      JSON.stringify(audit),
+    );
   });
 
   test("PostToolUse: the call ran and its output stays; the next call and model step do not happen", async () => {
