@@ -10,6 +10,7 @@ import type { RunStream } from "../runtime/gatehouse.js";
 import type { ApprovalAnswer, ApprovalRequest, Approver, RunEvent, RunInput, RunResult } from "../runtime/types.js";
 import { ENVIRONMENT_HELP, EXIT } from "./exit.js";
 import { createCliLogger, type OutStream } from "./output.js";
+import { runEndLine } from "./run-end.js";
 import { exitCodeFor, ignoreClosedTerminal, leaveBy, onSignals, type StopSignal } from "./signals.js";
 import { TerminalSanitizer, terminalLine } from "./terminal.js";
 
@@ -353,8 +354,10 @@ export async function chatSession(options: ChatSessionOptions): Promise<ChatSumm
       if (result) sessionId = result.sessionId;
       const outcome = result?.outcome ?? (controller.signal.aborted ? "cancelled" : "failed");
       if (outcome === "cancelled") view.note(c.yellow("turn cancelled"), "turn cancelled");
-      else if (outcome === "failed") {
-        const message = `run failed: ${terminalLine(maskSecrets(result?.error ?? failure ?? "unknown error"))}`;
+      else if (outcome === "failed" || outcome === "max_steps") {
+        // The same line as `gatehouse run` prints for the same failure.
+        const line = result ? runEndLine(result) : undefined;
+        const message = terminalLine(maskSecrets(line ?? `run failed: ${failure ?? "unknown error"}`));
         view.note(c.red(`✗ ${message}`), message);
       } else if (tty && !shown.streamed && !shown.final && outcome !== "blocked") view.line(c.dim("(no reply)"));
       return "done" as const;

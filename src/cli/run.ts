@@ -16,6 +16,7 @@ import { EXIT, type ExitCode } from "./exit.js";
 import { type CliLogger, colorsFor, createCliLogger, type OutStream, writeJson, writeOut } from "./output.js";
 import { projectRelative } from "./paths.js";
 import { checkId, describe, loadProject, PLUGIN_NOT_LOADED, CliStop as Stop, storeOptionsFor } from "./project.js";
+import { runEndLine, runExitCode } from "./run-end.js";
 import { terminalText } from "./terminal.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -311,17 +312,7 @@ async function report(result: RunResult, flags: RunFlags, io: CliIO, log: CliLog
   // The session id lets a person continue the conversation; scripts use --json or --session.
   if (!flags.json && io.stderr.isTTY)
     await writeOut(io.stderr, `${colorsFor(io.stderr, io.env).dim(`session: ${result.sessionId}`)}\n`);
-  switch (result.outcome) {
-    case "completed":
-    case "claimed":
-      return EXIT.ok;
-    case "blocked":
-      return EXIT.blocked;
-    case "cancelled":
-      log.error("run cancelled");
-      return EXIT.failed;
-    case "failed":
-      log.error(`run failed: ${result.error ?? "unknown error"}`);
-      return EXIT.failed;
-  }
+  const line = runEndLine(result);
+  if (line !== undefined) log.error(line);
+  return runExitCode(result);
 }

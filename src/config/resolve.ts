@@ -71,13 +71,15 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
   const { config, cwd, env } = input;
   const base = input.file ? dirname(input.file) : cwd;
   const fromEnv = env[MODEL_ENV]?.trim() || undefined;
+  const { spec: configModel, ...modelSettings } =
+    typeof config.model === "string" ? { spec: config.model } : (config.model ?? {});
   const model =
     input.model !== undefined
       ? ({ model: input.model, modelFrom: "--model" } as const)
       : fromEnv !== undefined
         ? ({ model: fromEnv, modelFrom: MODEL_ENV } as const)
-        : config.model !== undefined
-          ? ({ model: relativeScriptedFile(config.model, base), modelFrom: "gatehouse.json" } as const)
+        : configModel !== undefined
+          ? ({ model: relativeScriptedFile(configModel, base), modelFrom: "gatehouse.json" } as const)
           : {};
   const dataDir = resolve(cwd, input.dataDir ?? (env[DATA_DIR_ENV] || DEFAULT_DATA_DIR));
   const databaseEnv = env[DATABASE_URL_ENV]?.trim() || undefined;
@@ -99,6 +101,7 @@ export function resolveSettings(input: ResolveSettingsInput): ResolvedSettings {
       cwd,
       ...(config.maxSteps === undefined ? {} : { maxSteps: config.maxSteps }),
       ...(config.systemPrompt === undefined ? {} : { systemPrompt: config.systemPrompt }),
+      ...(Object.keys(modelSettings).length === 0 ? {} : { model: modelSettings }),
       ...(config.compaction === undefined ? {} : { compaction: config.compaction }),
       ...(config.hookTimeouts === undefined ? {} : { hooks: config.hookTimeouts }),
     },

@@ -5,6 +5,9 @@ import { McpServersConfigSchema } from "../tools/mcp-config.js";
 import { ModelSpecSchema } from "./model-spec.js";
 import { ServerConfigSchema } from "./server.js";
 
+const MODEL_SPEC_HELP =
+  "The default model as a provider:model spec (openai:<model>, anthropic:<model>, openai-compatible:<baseURL>#<model>, scripted:<file>|echo). --model and then GATEHOUSE_MODEL override it. A relative scripted file is found from this file's folder.";
+
 /** Mirrors `resolveStoreOptions`, which refuses URLs of any other scheme: refused here, with a path. */
 const StoreSchema = z
   .string()
@@ -25,9 +28,32 @@ export const GatehouseConfigSchema = z
       .union([z.string(), z.array(z.string())])
       .optional()
       .describe("Notes for people reading this file (JSON has no comments); ignored by Gatehouse."),
-    model: ModelSpecSchema.optional().describe(
-      "The default model as a provider:model spec (openai:<model>, anthropic:<model>, openai-compatible:<baseURL>#<model>, scripted:<file>|echo). --model and then GATEHOUSE_MODEL override it. A relative scripted file is found from this file's folder.",
-    ),
+    model: z
+      .union([
+        ModelSpecSchema.describe(MODEL_SPEC_HELP),
+        z
+          .strictObject({
+            spec: ModelSpecSchema.optional().describe(MODEL_SPEC_HELP),
+            temperature: z.number().min(0).max(2).optional().describe("Sampling temperature passed to the provider."),
+            maxOutputTokens: z.number().int().min(1).optional().describe("Most tokens one model call may generate."),
+            reasoningEffort: z
+              .enum(["minimal", "low", "medium", "high"])
+              .optional()
+              .describe("OpenAI's reasoningEffort; Anthropic's effort (minimal is sent as low)."),
+            maxRetries: z
+              .number()
+              .int()
+              .min(0)
+              .max(10)
+              .optional()
+              .describe(
+                "Retries of a model call that failed before anything streamed (408, 409, 429, 5xx, a connection error), after retry-after or an exponential backoff with jitter. Default 2.",
+              ),
+          })
+          .describe("The model spec with settings passed to every model call."),
+      ])
+      .optional()
+      .describe("The default model: a provider:model spec, or an object with the spec and its settings."),
     plugins: z
       .array(PluginEntrySchema)
       .optional()

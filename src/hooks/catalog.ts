@@ -619,9 +619,21 @@ export const HOOKS = {
     fires: "once for every run that passed admission, whatever its outcome, after any scrub",
     event: z.object({
       runId: text,
-      outcome: z.enum(["completed", "blocked", "claimed", "failed", "cancelled"]),
+      outcome: z.enum(["completed", "blocked", "claimed", "failed", "cancelled", "max_steps"]),
       success: z.boolean(),
-      error: z.string().optional(),
+      error: z.string().optional().describe("a failed run's error message, in one line (OpenClaw's field)"),
+      failure: z
+        .object({
+          kind: text,
+          provider: text,
+          model: text.optional(),
+          status: z.number().optional(),
+          retryable: z.boolean(),
+          attempts: z.number().optional(),
+          message: text,
+        })
+        .optional()
+        .describe("a failed run's error as data: kind (auth, rate_limit, connection…), provider, HTTP status"),
       durationMs: z.number(),
       messages: messages().describe("the run's messages as stored, after any scrub"),
     }),

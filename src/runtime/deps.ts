@@ -13,11 +13,22 @@ export interface CompactionConfig {
   readonly keepRecent: number;
 }
 
+/** gatehouse.json `model` settings: passed to every model call. */
+export interface ModelSettings {
+  /** Retries of a failed model call before anything streamed (default 2, as the AI SDK's). */
+  readonly maxRetries: number;
+  readonly temperature?: number;
+  readonly maxOutputTokens?: number;
+  /** OpenAI's `reasoningEffort`, Anthropic's `effort`. */
+  readonly reasoningEffort?: "minimal" | "low" | "medium" | "high";
+}
+
 export interface RuntimeConfig {
   readonly cwd: string;
   readonly maxSteps: number;
   readonly systemPrompt: string;
   readonly compaction: CompactionConfig;
+  readonly model: ModelSettings;
   /** How long an approval waits for an answer before it counts as a deny. */
   readonly approvalTimeoutMs: number;
 }

@@ -11,6 +11,7 @@ import { maskSecrets } from "../core/secrets.js";
 import { HookEngine } from "../hooks/engine.js";
 import type { TimeoutOverrides } from "../hooks/registry.js";
 import { resolveModel } from "../models/index.js";
+import { DEFAULT_MAX_RETRIES } from "../models/retry.js";
 import type { PluginEntry, PluginHookOptions } from "../plugins/config.js";
 import type { PluginDefinition } from "../plugins/define.js";
 import { type HostLogger, PluginHost } from "../plugins/host.js";
@@ -59,8 +60,9 @@ export interface GatehouseOptions {
   readonly subagents?: boolean | { readonly maxDepth?: number };
   readonly approver?: Approver;
   readonly logger?: HostLogger;
-  readonly config?: Partial<Omit<RuntimeConfig, "compaction">> & {
+  readonly config?: Partial<Omit<RuntimeConfig, "compaction" | "model">> & {
     readonly compaction?: Partial<RuntimeConfig["compaction"]>;
+    readonly model?: Partial<RuntimeConfig["model"]>;
     readonly hooks?: TimeoutOverrides;
   };
   /** Where keys and provider settings are read. Default: process.env. */
@@ -113,6 +115,7 @@ export const DEFAULTS: RuntimeConfig = {
   maxSteps: 25,
   systemPrompt: "You are a helpful assistant.",
   compaction: { contextTokens: 100_000, keepRecent: 6 },
+  model: { maxRetries: DEFAULT_MAX_RETRIES },
   approvalTimeoutMs: 60_000,
 };
 
@@ -129,6 +132,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     ...DEFAULTS,
     ...options.config,
     compaction: { ...DEFAULTS.compaction, ...options.config?.compaction },
+    model: { ...DEFAULTS.model, ...options.config?.model },
   };
   const engine = new HookEngine({ logger, ...(options.config?.hooks ? { timeouts: options.config.hooks } : {}) });
   const plugins = new PluginHost(engine, { cwd: config.cwd, logger });

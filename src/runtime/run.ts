@@ -1,13 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { JSONSchema7, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
 import { childRunContext, newTraceparent, type RunContext, runWithContext } from "../hooks/run-context.js";
-import { sanitizeLogLine } from "../hooks/sanitize.js";
 import type { MergedResult } from "../hooks/types.js";
+import type { ModelUsage } from "../models/collect.js";
+import { internalRunError, modelRunError, type RunError } from "../models/failure.js";
+import { ModelCallFailure } from "../models/retry.js";
 import { toModelTools } from "../models/tools.js";
-import type { Session } from "../store/types.js";
+import type { FinalRunStatus, RunSummary, RunUsage, Session } from "../store/types.js";
 import type { Tool } from "../tools/types.js";
 import { compact } from "./compaction.js";
-import type { RuntimeDeps } from "./deps.js";
+import type { ResolvedModel, RuntimeDeps } from "./deps.js";
 import { admitInput, admitPrompt, storePrompt } from "./doors/input.js";
 import { deliverAnswer, deliverReply, deliverStop, liveText, outputGated, writeAssistant } from "./doors/output.js";
 import { closeDanglingToolCalls, runToolCalls } from "./doors/tool.js";
@@ -30,6 +32,7 @@ export async function executeRun(
   emit: EventSink,
   child?: ChildPlacement,
 ): Promise<RunResult> {
+  const requestedAt = performance.now();
   // 0. Admission: the session, its run lock (one run per session, across processes), a run id.
   const { session, created } = child ? { session: child.session, created: true } : await openSession(deps, input);
   const lock = await deps.store.acquireRunLock(session.id, input.signal ? { signal: input.signal } : {});
@@ -68,6 +71,7 @@ export async function executeRun(
       signal,
       emit,
       input.systemPrompt ?? deps.config.systemPrompt,
+      requestedAt,
     );
     if (input.priorMessages?.length) state.priorMessages = input.priorMessages;
     if (input.model !== undefined) state.modelSpec = input.model;
@@ -151,13 +155,17 @@ async function lifecycle(
     // 9.
     if (!(await admitPrompt(deps, state))) return result(state, sessionId);
     // 10–11.
-    await agentLoop(deps, state, context.depth);
-    // 12. The output door: the answer, or the notice of a tool hook that stopped the run.
+    const answered = await agentLoop(deps, state, context.depth);
+    // 12. The output door: the notice of a tool hook that stopped the run, or the answer.
     if (state.stopRequest) await deliverStop(deps, state, state.stopRequest);
-    else await deliverAnswer(deps, state, "model");
+    else if (!answered) {
+      // The step limit ended the loop while the model was still calling tools: there is no answer to deliver.
+      state.setMaxSteps();
+      return result(state, sessionId);
+    } else await deliverAnswer(deps, state, "model");
   } catch (error) {
     if (state.signal.aborted) state.setStopped("cancelled");
-    else state.setStopped("failed", describeFailure(error));
+    else state.setStopped("failed", runErrorOf(error, state));
     if (!outputGated(deps)) await closeDanglingToolCalls(deps, state);
     else if (!(await discardUncheckedOutput(deps, state))) state.leaveForRecovery();
   } finally {
@@ -251,11 +259,12 @@ async function prepareTurn(deps: RuntimeDeps, state: RunState): Promise<void> {
 }
 
 /**
- * 10–11. Model and tools, step by step, until a final answer that no finalize hook sends back.
+ * 10–11. Model and tools, step by step, until a final answer that no finalize hook sends back
+ * or a hook stops the run (true), or until the step limit (false).
  * A step with tool calls goes through the tool door, which stores the step's message once its
  * calls were decided; a final answer is stored as it is, to be gated by the output door.
  */
-async function agentLoop(deps: RuntimeDeps, state: RunState, depth: number): Promise<void> {
+async function agentLoop(deps: RuntimeDeps, state: RunState, depth: number): Promise<boolean> {
   const tools = availableTools(deps, state, depth);
   const modelTools = publishTools([...tools.values()]);
   const onText = liveText(deps, state);
@@ -266,12 +275,14 @@ async function agentLoop(deps: RuntimeDeps, state: RunState, depth: number): Pro
     const response = await callModel(deps, state, modelTools, onText);
     if (response.toolCalls.length) {
       await runToolCalls(deps, state, response, tools);
-      if (state.stopRequest) return;
+      // A hook stopped the run (continue: false): the caller delivers its notice.
+      if (state.stopRequest) return true;
       continue;
     }
     await writeAssistant(deps, state, response.parts);
-    if (!deps.engine.hasHooks("before_agent_finalize") || !(await askForRevision(deps, state))) return;
+    if (!deps.engine.hasHooks("before_agent_finalize") || !(await askForRevision(deps, state))) return true;
   }
+  return false;
 }
 
 /**
@@ -279,17 +290,41 @@ async function agentLoop(deps: RuntimeDeps, state: RunState, depth: number): Pro
  * (and, when the scrub has to wait for recovery, without the output it would remove).
  */
 async function endRun(deps: RuntimeDeps, state: RunState): Promise<void> {
-  if (!state.leftForRecovery) await deps.store.finishRun(state.runId, state.outcome);
+  if (!state.leftForRecovery) await deps.store.finishRun(state.runId, ...storedEnd(state));
   if (!deps.engine.hasHooks("agent_end")) return;
   const stored = await deps.store.runMessages(state.runId);
   await deps.engine.emit("agent_end", {
     runId: state.runId,
     outcome: state.outcome,
     success: state.outcome === "completed" || state.outcome === "claimed",
-    ...(state.error === undefined ? {} : { error: state.error }),
-    durationMs: performance.now() - state.startedAt,
+    ...(state.error === undefined ? {} : { error: state.error.message, failure: state.error }),
+    durationMs: state.durationMs(),
     messages: state.leftForRecovery ? stored.filter((m) => m.role === "user") : stored,
   });
+}
+
+/**
+ * The run's status and summary for the store. The store's statuses predate `max_steps`: such a run
+ * is stored `failed` with the detail `max_steps`.
+ */
+function storedEnd(state: RunState): [FinalRunStatus, RunSummary] {
+  const usage = state.totalUsage();
+  const model = (state.model as ResolvedModel | undefined) && `${state.model.provider}:${state.model.modelId}`;
+  const summary: RunSummary = {
+    ...(model && state.steps > 0 ? { model } : {}),
+    ...(usage ? { usage: storedUsage(usage) } : {}),
+    ...(state.outcome === "max_steps" ? { detail: "max_steps" } : {}),
+    ...(state.error ? { errorKind: state.error.kind } : {}),
+  };
+  return [state.outcome === "max_steps" ? "failed" : state.outcome, summary];
+}
+
+function storedUsage(usage: ModelUsage): RunUsage {
+  return {
+    ...(usage.inputTokens === undefined ? {} : { inputTokens: usage.inputTokens }),
+    ...(usage.outputTokens === undefined ? {} : { outputTokens: usage.outputTokens }),
+    ...(usage.totalTokens === undefined ? {} : { totalTokens: usage.totalTokens }),
+  };
 }
 
 function result(state: RunState, sessionId: string): RunResult {
@@ -299,9 +334,10 @@ function result(state: RunState, sessionId: string): RunResult {
     outcome: state.outcome,
     reply: state.reply,
     ...(state.blockedBy ? { blockedBy: state.blockedBy } : {}),
-    steps: state.steps,
-    ...(state.usage ? { usage: state.usage } : {}),
-    durationMs: performance.now() - state.startedAt,
+    steps: state.totalSteps(),
+    ...(state.totalUsage() ? { usage: state.totalUsage() } : {}),
+    ...(state.children.length ? { children: state.children } : {}),
+    durationMs: state.durationMs(),
     ...(state.error === undefined ? {} : { error: state.error }),
   };
 }
@@ -389,7 +425,9 @@ function continuedTraceparent(incoming: string | undefined): string {
   return valid ? incoming : newTraceparent();
 }
 
-function describeFailure(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return sanitizeLogLine(text);
+/** A model call's failure names its provider and status; anything else is Gatehouse's own. */
+function runErrorOf(error: unknown, state: RunState): RunError {
+  if (!(error instanceof ModelCallFailure)) return internalRunError(error);
+  const { provider, modelId } = state.model;
+  return modelRunError(error.cause, { provider, model: modelId, attempts: error.attempts });
 }

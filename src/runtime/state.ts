@@ -7,7 +7,15 @@ import { charsToTokens, messageChars } from "./compaction.js";
 import type { ResolvedModel } from "./deps.js";
 import type { EventSink } from "./events.js";
 import type { RevisionBudget } from "./finalize.js";
-import type { BlockedBy, PriorMessage, ProgressEvent, RunOutcome, TextEvent } from "./types.js";
+import type {
+  BlockedBy,
+  ChildRunSummary,
+  PriorMessage,
+  ProgressEvent,
+  RunError,
+  RunOutcome,
+  TextEvent,
+} from "./types.js";
 
 /** Model-only text assembled from hooks and queued injections: never stored as the user's words. */
 export interface PromptContext {
@@ -26,7 +34,6 @@ export interface StopRequest {
 
 /** Everything one run knows while it runs. */
 export class RunState {
-  readonly startedAt = performance.now();
   /** What the model sees, as stored: a frozen array of frozen messages, replaced (not mutated) on change. */
   history: readonly Message[] = Object.freeze([]);
   /** What `estimateTokens` counts for `history` (see `historyTokens`). */
@@ -46,8 +53,12 @@ export class RunState {
   readonly retryCounts = new Map<string, number>();
   /** Revisions counted against each budget of `REVISION_LIMITS` (consecutive ones reset when unused). */
   readonly revisionCounts: Record<RevisionBudget, number> = { revise: 0, stop: 0 };
+  /** This run's own model calls (its sub-agents' are in `children`). */
   steps = 0;
+  /** This run's own usage (its sub-agents' are in `children`). */
   usage: ModelUsage | undefined;
+  /** The sub-agent runs this run started, each with its own steps and usage (theirs included). */
+  readonly children: ChildRunSummary[] = [];
   /** The caller's earlier turns (`RunInput.priorMessages`), stored only once the prompt passed its gate. */
   priorMessages: readonly PriorMessage[] = [];
   /** A model spec chosen by the caller for this run (an agent profile). */
@@ -56,7 +67,7 @@ export class RunState {
   #outcome: RunOutcome = "completed";
   #reply: string | null = null;
   #blockedBy: BlockedBy | undefined;
-  #error: string | undefined;
+  #error: RunError | undefined;
   #leftForRecovery = false;
   #stopRequest: StopRequest | undefined;
   readonly #sink: EventSink;
@@ -68,6 +79,8 @@ export class RunState {
     readonly signal: AbortSignal,
     sink: EventSink,
     systemPrompt: string,
+    /** When the run was asked for: a wait for the session's run lock counts in its duration. */
+    readonly startedAt: number = performance.now(),
   ) {
     this.#sink = sink;
     this.context = { systemPrompt, prepend: [], append: [], systemPrepend: [], systemAppend: [] };
@@ -86,7 +99,7 @@ export class RunState {
     return this.#blockedBy;
   }
 
-  get error(): string | undefined {
+  get error(): RunError | undefined {
     return this.#error;
   }
 
@@ -132,8 +145,14 @@ export class RunState {
     this.#reply = notice;
   }
 
-  /** The run stopped before its end: cancelled, or failed with a sanitized one-line error. Nothing is delivered. */
-  setStopped(outcome: "cancelled" | "failed", error?: string): void {
+  /** The step limit ended the run while the model was still calling tools. Nothing is delivered. */
+  setMaxSteps(): void {
+    this.#outcome = "max_steps";
+    this.#reply = null;
+  }
+
+  /** The run stopped before its end: cancelled, or failed (its error as data, message sanitized). Nothing is delivered. */
+  setStopped(outcome: "cancelled" | "failed", error?: RunError): void {
     this.#outcome = outcome;
     this.#reply = null;
     this.#error = outcome === "failed" ? error : undefined;
@@ -170,21 +189,30 @@ export class RunState {
   }
 
   addUsage(usage: ModelUsage): void {
-    const prior = this.usage;
-    if (prior === undefined) {
-      this.usage = usage;
-      return;
-    }
-    const add = (a: number | undefined, b: number | undefined) =>
-      a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
-    this.usage = {
-      inputTokens: add(prior.inputTokens, usage.inputTokens),
-      outputTokens: add(prior.outputTokens, usage.outputTokens),
-      totalTokens: add(prior.totalTokens, usage.totalTokens),
-      reasoningTokens: add(prior.reasoningTokens, usage.reasoningTokens),
-      cacheReadTokens: add(prior.cacheReadTokens, usage.cacheReadTokens),
-      cacheWriteTokens: add(prior.cacheWriteTokens, usage.cacheWriteTokens),
-    };
+    this.usage = sumUsage(this.usage, usage);
+  }
+
+  /** A sub-agent run ended: its model calls count in this run's totals. */
+  addChild(child: ChildRunSummary): void {
+    this.children.push(child);
+  }
+
+  /** Model calls of this run and of every sub-agent under it. */
+  totalSteps(): number {
+    return this.children.reduce((n, c) => n + c.steps, this.steps);
+  }
+
+  /** Usage of this run and of every sub-agent under it. */
+  totalUsage(): ModelUsage | undefined {
+    return this.children.reduce<ModelUsage | undefined>(
+      (sum, c) => (c.usage ? sumUsage(sum, c.usage) : sum),
+      this.usage,
+    );
+  }
+
+  /** Milliseconds since the run was asked for, whole (a lock wait included). */
+  durationMs(): number {
+    return Math.round(performance.now() - this.startedAt);
   }
 
   /** The run's model as hooks name it (`provider:model`, SessionStart's `model`). */
@@ -201,4 +229,18 @@ export class RunState {
   modelPromptText(): string {
     return [...this.context.prepend, this.prompt, ...this.context.append].join("\n\n");
   }
+}
+
+function sumUsage(prior: ModelUsage | undefined, usage: ModelUsage): ModelUsage {
+  if (prior === undefined) return usage;
+  const add = (a: number | undefined, b: number | undefined) =>
+    a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
+  return {
+    inputTokens: add(prior.inputTokens, usage.inputTokens),
+    outputTokens: add(prior.outputTokens, usage.outputTokens),
+    totalTokens: add(prior.totalTokens, usage.totalTokens),
+    reasoningTokens: add(prior.reasoningTokens, usage.reasoningTokens),
+    cacheReadTokens: add(prior.cacheReadTokens, usage.cacheReadTokens),
+    cacheWriteTokens: add(prior.cacheWriteTokens, usage.cacheWriteTokens),
+  };
 }

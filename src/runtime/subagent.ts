@@ -50,11 +50,19 @@ export function createAgentTool(
         ...(start.result.additionalContext ? { context: start.result.additionalContext } : {}),
       });
       ctx.onChildRun?.(result.runId);
+      ctx.onChildRunEnded?.({
+        runId: result.runId,
+        agentType,
+        outcome: result.outcome,
+        steps: result.steps,
+        ...(result.usage ? { usage: result.usage } : {}),
+      });
       await engine.emit("subagent_end", { agentType, outcome: result.outcome, childSessionId: session.id });
       // A child is cancelled only through the signal it shares with this run, so this run is cancelled
       // too; its end answers the Agent call (or removes it with the rest of its unchecked output).
       ctx.signal.throwIfAborted();
-      if (result.outcome === "failed") throw new ToolError(`the sub-agent failed: ${result.error ?? "unknown error"}`);
+      if (result.outcome === "failed")
+        throw new ToolError(`the sub-agent failed: ${result.error?.message ?? "unknown error"}`);
       return result.reply ?? "";
     },
   };

@@ -1,7 +1,12 @@
 import type { Channel, Trigger } from "../hooks/run-context.js";
 import type { ModelUsage } from "../models/collect.js";
+import type { RunError } from "../models/failure.js";
+import type { ChildRunCost } from "../tools/types.js";
 
-export type RunOutcome = "completed" | "blocked" | "claimed" | "failed" | "cancelled";
+export type { RunError, RunErrorKind } from "../models/failure.js";
+
+/** How a run ended. `max_steps`: the model was still calling tools when the run's step limit was reached. */
+export type RunOutcome = "completed" | "blocked" | "claimed" | "failed" | "cancelled" | "max_steps";
 
 export interface RunInput {
   readonly prompt: string;
@@ -32,6 +37,11 @@ export interface RunInput {
   readonly priorMessages?: readonly PriorMessage[];
 }
 
+/** What a sub-agent run cost: its model calls and usage, its own sub-agents' included. */
+export interface ChildRunSummary extends ChildRunCost {
+  readonly outcome: RunOutcome;
+}
+
 /** One earlier turn of a conversation held by the caller. */
 export interface PriorMessage {
   readonly role: "user" | "assistant";
@@ -52,12 +62,16 @@ export interface RunResult {
   /** The delivered text, or null when nothing was delivered. */
   readonly reply: string | null;
   readonly blockedBy?: BlockedBy;
-  /** Model calls made. */
+  /** Model calls made, sub-agents' included. */
   readonly steps: number;
+  /** Tokens used, sub-agents' included. */
   readonly usage?: ModelUsage;
+  /** The sub-agent runs this run started, each with its own totals (theirs included). */
+  readonly children?: readonly ChildRunSummary[];
+  /** Milliseconds from the call to the end, a wait for the session's run lock included. */
   readonly durationMs: number;
-  /** For failed runs: what went wrong, in one line. */
-  readonly error?: string;
+  /** For failed runs: what went wrong, as data (`message` is one line, secrets masked). */
+  readonly error?: RunError;
 }
 
 /**
@@ -69,6 +83,16 @@ export interface RunResult {
 export type RunEvent =
   | { readonly type: "run-start"; readonly sessionId: string; readonly runId: string }
   | { readonly type: "step"; readonly step: number }
+  | {
+      /** A model call failed before anything streamed and is tried again after `delayMs`. */
+      readonly type: "retry";
+      readonly step: number;
+      /** The attempt about to start (2 = the first retry). */
+      readonly attempt: number;
+      readonly delayMs: number;
+      readonly kind: RunError["kind"];
+      readonly status?: number;
+    }
   | { readonly type: "text-delta"; readonly delta: string }
   | { readonly type: "tool-call"; readonly toolCallId: string; readonly toolName: string; readonly input: unknown }
   | { readonly type: "tool-blocked"; readonly toolCallId: string; readonly toolName: string; readonly message: string }

@@ -78,8 +78,8 @@ const messageJson = (m: Message) => ({
 
 /** What a client may see of a run's result: no internal error text (a failure says only that it failed). */
 export function publicResult(r: RunResult) {
-  const { error: _error, ...rest } = r;
-  return rest;
+  const { error: _error, children, ...rest } = r;
+  return { ...rest, ...(children === undefined ? {} : { children: [...children] }) };
 }
 
 /**

@@ -79,7 +79,8 @@ function usageOf(r: RunResult) {
   return { input, output, total: r.usage?.totalTokens ?? input + output };
 }
 
-const finishReason = (r: RunResult) => (r.outcome === "blocked" ? "content_filter" : "stop");
+const finishReason = (r: RunResult) =>
+  r.outcome === "blocked" ? "content_filter" : r.outcome === "max_steps" ? "length" : "stop";
 const gatehouseFields = (r: RunResult) => ({ session_id: r.sessionId, run_id: r.runId, outcome: r.outcome });
 
 interface Turn {

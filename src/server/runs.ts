@@ -147,7 +147,7 @@ export class RunManager {
     const result = Promise.all([stream.result, consume])
       .then(([r]) => {
         // The client learns only that the run failed; the operator gets the runtime's one-line cause.
-        if (r.outcome === "failed") this.logger.warn(`run ${r.runId} failed: ${r.error ?? "unknown error"}`);
+        if (r.outcome === "failed") this.logger.warn(`run ${r.runId} failed: ${r.error?.message ?? "unknown error"}`);
         return r;
       })
       .finally(() => {

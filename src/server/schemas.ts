@@ -94,12 +94,26 @@ export const RunResultSchema = z
   .object({
     sessionId: z.string(),
     runId: z.string(),
-    outcome: z.enum(["completed", "blocked", "claimed", "failed", "cancelled"]),
+    outcome: z
+      .enum(["completed", "blocked", "claimed", "failed", "cancelled", "max_steps"])
+      .describe("max_steps: the step limit was reached while the model was still calling tools."),
     reply: z.string().nullable().describe("What was delivered: the answer, a block notice, or null."),
     blockedBy: z.object({ pluginId: z.string(), hook: z.string(), category: z.string().optional() }).optional(),
-    steps: z.number(),
-    usage: UsageSchema.optional(),
-    durationMs: z.number(),
+    steps: z.number().describe("Model calls made, sub-agents' included."),
+    usage: UsageSchema.optional().describe("Tokens used, sub-agents' included."),
+    children: z
+      .array(
+        z.object({
+          runId: z.string(),
+          agentType: z.string(),
+          outcome: z.string(),
+          steps: z.number(),
+          usage: UsageSchema.optional(),
+        }),
+      )
+      .optional()
+      .describe("The sub-agent runs this run started, each with its own totals."),
+    durationMs: z.number().describe("Whole milliseconds, a wait for the session's run lock included."),
   })
   .describe("A run's result (as gatehouse.run() returns it, without internal error detail).");
 
@@ -108,6 +122,7 @@ export const RunEventSchema = z
     type: z.enum([
       "run-start",
       "step",
+      "retry",
       "text-delta",
       "tool-call",
       "tool-blocked",

@@ -8,6 +8,7 @@ import type {
   QueuedInjection,
   Run,
   RunStatus,
+  RunSummary,
   Session,
   SessionListing,
   StoreKind,
@@ -61,7 +62,7 @@ export interface StoreTx {
   insertRun(run: NewRun): Awaitable<Run>;
   setRunStatus(id: string, status: RunStatus, endedAt: string | null): Awaitable<Run | undefined>;
   /** As `setRunStatus`, except that a blocked run stays blocked. */
-  finishRun(id: string, status: RunStatus, endedAt: string): Awaitable<Run | undefined>;
+  finishRun(id: string, status: RunStatus, endedAt: string, summary: RunSummary): Awaitable<Run | undefined>;
   listRuns(sessionId: string): Awaitable<Run[]>;
 
   /**

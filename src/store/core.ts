@@ -49,6 +49,7 @@ import type {
   RewriteResult,
   Run,
   RunLock,
+  RunSummary,
   Session,
   SessionDetail,
   SessionListing,
@@ -186,9 +187,9 @@ export class CoreStore implements SessionStore {
     );
   }
 
-  finishRun(runId: string, status: FinalRunStatus): Promise<Run> {
+  finishRun(runId: string, status: FinalRunStatus, summary: RunSummary = {}): Promise<Run> {
     return this.writeOne(async (tx) => {
-      const run = await tx.finishRun(runId, status, this.now());
+      const run = await tx.finishRun(runId, status, this.now(), summary);
       if (!run) throw notFound("run", runId);
       return run;
     });

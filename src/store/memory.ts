@@ -11,6 +11,7 @@ import type {
   ListSessionsOptions,
   Run,
   RunStatus,
+  RunSummary,
   Session,
   SessionListing,
   SessionStore,
@@ -211,9 +212,18 @@ class MemoryBackend implements StoreBackend, StoreTx {
     return run;
   }
 
-  finishRun(id: string, status: RunStatus, endedAt: string): Run | undefined {
-    const run = this.runs.get(id);
-    return run && this.setRunStatus(id, run.status === "blocked" ? "blocked" : status, endedAt);
+  finishRun(id: string, status: RunStatus, endedAt: string, summary: RunSummary): Run | undefined {
+    const before = this.runs.get(id);
+    if (!before) return undefined;
+    const run: Run = Object.freeze({
+      ...before,
+      status: before.status === "blocked" ? "blocked" : status,
+      endedAt,
+      ...summary,
+    });
+    this.runs.set(id, run);
+    this.onUndo(() => this.runs.set(id, before));
+    return run;
   }
 
   listRuns(sessionId: string): Run[] {

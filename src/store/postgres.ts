@@ -24,6 +24,7 @@ import {
   PREFIXED_MESSAGE_COLUMNS,
   type RunRow,
   type SessionRow,
+  summaryColumns,
   toAudit,
   toCompaction,
   toCompactionSummary,
@@ -39,6 +40,7 @@ import type {
   ListSessionsOptions,
   Run,
   RunStatus,
+  RunSummary,
   Session,
   SessionListing,
   SessionStore,
@@ -196,11 +198,12 @@ class PgTx implements StoreTx, LeaseStatements {
     return row && toRun(row);
   }
 
-  async finishRun(id: string, status: RunStatus, endedAt: string): Promise<Run | undefined> {
+  async finishRun(id: string, status: RunStatus, endedAt: string, summary: RunSummary): Promise<Run | undefined> {
     const row = await this.one<RunRow>(
-      `UPDATE runs SET status = CASE status WHEN 'blocked' THEN 'blocked' ELSE $1 END, ended_at = $2
-       WHERE id = $3 RETURNING *`,
-      [status, endedAt, id],
+      `UPDATE runs SET status = CASE status WHEN 'blocked' THEN 'blocked' ELSE $1 END, ended_at = $2,
+         model = $3, usage = $4, detail = $5, error_kind = $6
+       WHERE id = $7 RETURNING *`,
+      [status, endedAt, ...summaryColumns(summary), id],
     );
     return row && toRun(row);
   }

@@ -1,6 +1,16 @@
 import type { Message, Part } from "../core/message.js";
 import type { CompactionRow, InjectionRow } from "./backend.js";
-import type { AuditRecord, InjectionPlacement, Role, Run, RunStatus, RunTrigger, Session } from "./types.js";
+import type {
+  AuditRecord,
+  InjectionPlacement,
+  Role,
+  Run,
+  RunStatus,
+  RunSummary,
+  RunTrigger,
+  RunUsage,
+  Session,
+} from "./types.js";
 
 // Row shapes and mappers shared by the SQL backends. SQLite hands back timestamps and JSON as text;
 // PostgreSQL as Date objects and parsed values. Both are accepted.
@@ -30,6 +40,10 @@ export interface RunRow {
   job_id: string | null;
   started_at: Time;
   ended_at: Time | null;
+  model?: string | null;
+  usage?: Json<RunUsage> | null;
+  detail?: string | null;
+  error_kind?: string | null;
 }
 export interface MessageRow {
   id: string;
@@ -99,7 +113,21 @@ export const toRun = (r: RunRow): Run => ({
   jobId: r.job_id,
   startedAt: time(r.started_at),
   endedAt: maybeTime(r.ended_at),
+  ...(r.model == null ? {} : { model: r.model }),
+  ...(r.usage == null ? {} : { usage: json(r.usage) }),
+  ...(r.detail == null ? {} : { detail: r.detail }),
+  ...(r.error_kind == null ? {} : { errorKind: r.error_kind }),
 });
+
+/** `finishRun`'s summary as the SQL backends' column values: model, usage (JSON text), detail, error kind. */
+export function summaryColumns(s: RunSummary): [string | null, string | null, string | null, string | null] {
+  return [
+    s.model ?? null,
+    s.usage === undefined ? null : JSON.stringify(s.usage),
+    s.detail ?? null,
+    s.errorKind ?? null,
+  ];
+}
 
 export const toMessage = (r: MessageRow): Message => ({
   id: r.id,

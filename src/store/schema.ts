@@ -207,6 +207,16 @@ export function migrationsFor(dialect: Dialect): readonly Migration[] {
       only: "sqlite",
       sql: SCRUB_DEBT,
     },
+    {
+      version: 5,
+      description: "what a run cost and why it ended: model, usage, outcome detail, error kind",
+      sql: `
+        ALTER TABLE runs ADD COLUMN model TEXT;
+        ALTER TABLE runs ADD COLUMN usage ${t.json};
+        ALTER TABLE runs ADD COLUMN detail TEXT;
+        ALTER TABLE runs ADD COLUMN error_kind TEXT;
+      `,
+    },
   ];
   return all.filter((m) => m.only === undefined || m.only === dialect).map(({ only, ...m }) => m);
 }

@@ -26,6 +26,7 @@ import {
   PREFIXED_MESSAGE_COLUMNS,
   type RunRow,
   type SessionRow,
+  summaryColumns,
   toAudit,
   toCompaction,
   toCompactionSummary,
@@ -44,6 +45,7 @@ import type {
   ListSessionsOptions,
   Run,
   RunStatus,
+  RunSummary,
   Session,
   SessionListing,
   SessionStore,
@@ -239,12 +241,14 @@ class SqliteTx implements StoreTx, LeaseStatements {
     return row && toRun(row);
   }
 
-  finishRun(id: string, status: RunStatus, endedAt: string): Run | undefined {
+  finishRun(id: string, status: RunStatus, endedAt: string, summary: RunSummary): Run | undefined {
     const row = this.get<RunRow>(
-      `UPDATE runs SET status = CASE status WHEN 'blocked' THEN 'blocked' ELSE ? END, ended_at = ?
+      `UPDATE runs SET status = CASE status WHEN 'blocked' THEN 'blocked' ELSE ? END, ended_at = ?,
+         model = ?, usage = ?, detail = ?, error_kind = ?
        WHERE id = ? RETURNING *`,
       status,
       endedAt,
+      ...summaryColumns(summary),
       id,
     );
     return row && toRun(row);

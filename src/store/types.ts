@@ -53,6 +53,31 @@ export interface Run {
   readonly jobId: string | null;
   readonly startedAt: string;
   readonly endedAt: string | null;
+  /** The model the run used last (`provider:model`), once it finished. */
+  readonly model?: string;
+  /** Tokens the run used, its sub-agents' included. */
+  readonly usage?: RunUsage;
+  /**
+   * Why it ended, beyond its status: `max_steps` (a failed run that hit its step limit),
+   * `interrupted` (a run recovered after its process died).
+   */
+  readonly detail?: string;
+  /** A failed run's error kind (`auth`, `rate_limit`, `connection`…). */
+  readonly errorKind?: string;
+}
+
+export interface RunUsage {
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly totalTokens?: number;
+}
+
+/** What `finishRun` records besides the status. */
+export interface RunSummary {
+  readonly model?: string;
+  readonly usage?: RunUsage;
+  readonly detail?: string;
+  readonly errorKind?: string;
 }
 
 /** A compaction: one summary message standing, in the model's history, for the messages `fromSeq..toSeq`. */
@@ -246,7 +271,7 @@ export interface SessionStore {
 
   startRun(input: StartRunInput): Promise<Run>;
   /** A blocked run stays blocked whatever status it is finished with. */
-  finishRun(runId: string, status: FinalRunStatus): Promise<Run>;
+  finishRun(runId: string, status: FinalRunStatus, summary?: RunSummary): Promise<Run>;
   getRun(runId: string): Promise<Run | undefined>;
   listRuns(sessionId: string): Promise<Run[]>;
   /** One run per session at a time, across processes; waiters are served first come, first served. */

@@ -1,4 +1,14 @@
 import type { z } from "zod";
+import type { ModelUsage } from "../models/collect.js";
+
+/** A sub-agent run's cost as its tool reports it (its own sub-agents' included). */
+export interface ChildRunCost {
+  readonly runId: string;
+  readonly agentType: string;
+  readonly outcome: string;
+  readonly steps: number;
+  readonly usage?: ModelUsage;
+}
 
 /** What a tool's execute() receives besides its input. */
 export interface ToolContext {
@@ -11,6 +21,8 @@ export interface ToolContext {
    * output removes that output from the child's session too.
    */
   readonly onChildRun?: (runId: string) => void;
+  /** A tool that ran a sub-agent reports what it cost, which counts in the parent run's steps and usage. */
+  readonly onChildRunEnded?: (child: ChildRunCost) => void;
   /** The model's id for this call (absent when a tool runs outside a run's tool loop). */
   readonly toolCallId?: string;
   /**

@@ -153,7 +153,7 @@ describe("docs/lifecycle.md is the order the code fires hooks in", () => {
       let sessionId: string | undefined;
       for (const prompt of prompts) {
         const result = await gatehouse.run({ prompt, ...(sessionId ? { sessionId } : {}) });
-        assert.notEqual(result.outcome, "failed", result.error);
+        assert.notEqual(result.outcome, "failed", result.error?.message);
         sessionId = result.sessionId;
       }
       await gatehouse.engine.drain();

@@ -142,7 +142,7 @@ describe("found by R2", () => {
         ],
       });
       const result = await gatehouse.run({ prompt: "go" });
-      assert.equal(result.outcome, "completed", result.error);
+      assert.equal(result.outcome, "completed", result.error?.message);
       assert.equal(result.reply, "done");
       const stored = await store.runMessages(result.runId);
       assert.deepEqual(

@@ -15,7 +15,14 @@ export interface SseFrame {
   readonly data: unknown;
 }
 
-export type Reply = { readonly status?: number; readonly json: unknown } | { readonly sse: readonly SseFrame[] };
+export type Reply =
+  | { readonly status?: number; readonly json: unknown; readonly headers?: Record<string, string> }
+  /** SSE frames; with `resetAfter`, the connection is reset after that many frames (mid-stream). */
+  | { readonly sse: readonly SseFrame[]; readonly resetAfter?: number }
+  /** The connection is reset before any response. */
+  | { readonly reset: true }
+  /** An SSE body written as it is (e.g. a malformed frame). */
+  | { readonly rawSse: string };
 
 export interface MockServer {
   /** `http://127.0.0.1:<port>` */
@@ -50,9 +57,18 @@ export async function startMockServer(): Promise<MockServer> {
         res.end(JSON.stringify({ error: { message: "mock server: no reply queued", type: "server_error" } }));
         return;
       }
+      if ("reset" in reply) {
+        req.socket.resetAndDestroy();
+        return;
+      }
       if ("json" in reply) {
-        res.writeHead(reply.status ?? 200, { "content-type": "application/json" });
+        res.writeHead(reply.status ?? 200, { "content-type": "application/json", ...reply.headers });
         res.end(JSON.stringify(reply.json));
+        return;
+      }
+      if ("rawSse" in reply) {
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+        res.end(reply.rawSse);
         return;
       }
       res.writeHead(200, {
@@ -60,7 +76,12 @@ export async function startMockServer(): Promise<MockServer> {
         "cache-control": "no-cache",
         connection: "keep-alive",
       });
-      for (const frame of reply.sse) {
+      for (const [i, frame] of reply.sse.entries()) {
+        if (reply.resetAfter === i) {
+          // Flushed frames reach the client before the reset.
+          res.socket?.write("", () => req.socket.resetAndDestroy());
+          return;
+        }
         const data = typeof frame.data === "string" ? frame.data : JSON.stringify(frame.data);
         const wire = `${frame.event ? `event: ${frame.event}\n` : ""}data: ${data}\n\n`;
         const half = Math.floor(wire.length / 2);

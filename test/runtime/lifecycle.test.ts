@@ -529,7 +529,7 @@ describe("agent_end, failure and cancellation", () => {
     );
     const result = await gatehouse.run({ prompt: "q" });
     assert.equal(result.outcome, "failed");
-    assert.match(result.error ?? "", /overloaded/);
+    assert.match(result.error?.message ?? "", /overloaded/);
     assert.deepEqual(ends, ["failed:false"]);
     assert.equal((await store.getRun(result.runId))?.status, "failed");
   });

@@ -90,7 +90,7 @@ describe("a cancelled or failed run under an output gate keeps none of its unche
     const { gatehouse } = testGatehouse(script, { store, plugins: [gates.before_response_emit, ends.plugin] });
     const result = await gatehouse.run({ prompt: "go" });
     assert.equal(result.outcome, "failed");
-    assert.match(result.error ?? "", /overloaded/);
+    assert.match(result.error?.message ?? "", /overloaded/);
     assert.deepEqual(ends.outcomes, ["failed"]);
     assert.deepEqual(
       (await store.runMessages(result.runId)).map((m) => [m.role, messageText(m)]),

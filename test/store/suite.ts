@@ -83,6 +83,26 @@ export function defineStoreSuite(label: string, factory: StoreFactory): void {
     );
 
     test(
+      "a finished run keeps its model, usage, outcome detail and error kind",
+      withStore(async ({ store }) => {
+        const session = await store.createSession();
+        const a = await store.startRun({ sessionId: session.id });
+        const b = await store.startRun({ sessionId: session.id });
+        const usage = { inputTokens: 120, outputTokens: 30, totalTokens: 150 };
+        await store.finishRun(a.id, "failed", { model: "openai:gpt-test", usage, detail: "max_steps" });
+        await store.finishRun(b.id, "failed", { model: "anthropic:claude", errorKind: "rate_limit" });
+        const [first, second] = await store.listRuns(session.id);
+        assert.equal(first?.model, "openai:gpt-test");
+        assert.deepEqual(first?.usage, usage);
+        assert.equal(first?.detail, "max_steps");
+        assert.equal(first?.errorKind, undefined);
+        assert.equal(second?.errorKind, "rate_limit");
+        assert.equal(second?.usage, undefined);
+        assert.deepEqual(await store.getRun(a.id), first);
+      }),
+    );
+
+    test(
       "sessions list with counts, filtered by key and by parent; show gives runs, count and summaries",
       withStore(async ({ store }) => {
         const key = uniqueId("key");

@@ -6,6 +6,7 @@ import { requestApproval } from "../approvals.js";
 import type { RuntimeDeps } from "../deps.js";
 import { notices } from "../notices.js";
 import type { RunState } from "../state.js";
+import type { ChildRunSummary } from "../types.js";
 import { applyBlock } from "./block.js";
 import { writeAssistant } from "./output.js";
 import { writeMessage } from "./persist.js";
@@ -137,6 +138,7 @@ async function runToolCall(
     signal: state.signal,
     cwd: deps.config.cwd,
     onChildRun: (id) => childRuns.push(id),
+    onChildRunEnded: (child) => state.addChild(child as ChildRunSummary),
     toolCallId,
     sessionId: state.sessionId,
     ...(sessionEnv === undefined ? {} : { env: sessionEnv }),

@@ -1,0 +1,178 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { type MockServer, type Reply, type SseFrame, startMockServer } from "../models/mock-server.js";
+import { gatehouse, project } from "./helpers.js";
+
+// `gatehouse run` against a local server speaking OpenAI's Chat Completions protocol: retries,
+// errors as data, the one `gatehouse:` line with its hint, exit statuses.
+
+const KEY = "sk-test-retries-0123456789abcdef";
+const chunk = (delta: unknown) => ({
+  id: "chatcmpl-1",
+  object: "chat.completion.chunk",
+  created: 1700000000,
+  model: "gpt-test",
+  choices: [{ index: 0, delta, finish_reason: null }],
+});
+const finish = {
+  id: "chatcmpl-1",
+  object: "chat.completion.chunk",
+  created: 1700000000,
+  model: "gpt-test",
+  choices: [{ index: 0, delta: {}, finish_reason: "stop" }],
+  usage: { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 },
+};
+const answer = (text: string): { sse: SseFrame[] } => ({
+  sse: [
+    { data: chunk({ role: "assistant", content: "" }) },
+    { data: chunk({ content: text }) },
+    { data: finish },
+    { data: "[DONE]" },
+  ],
+});
+const apiError = (status: number, message: string, headers?: Record<string, string>): Reply => ({
+  status,
+  json: { error: { message, type: "error", code: null } },
+  ...(headers ? { headers } : {}),
+});
+
+describe("gatehouse run: model calls against an OpenAI-protocol server", { concurrency: 1 }, () => {
+  let server: MockServer;
+  let dir: string;
+  let remove: () => Promise<void>;
+  before(async () => {
+    server = await startMockServer();
+    ({ dir, remove } = await project());
+  });
+  after(async () => {
+    await server.close();
+    await remove();
+  });
+
+  const run = (args: string[], env: Record<string, string> = {}) => {
+    server.requests.length = 0;
+    return gatehouse(["run", "--model", "openai:gpt-test", "--data-dir", ".gh", ...args], {
+      cwd: dir,
+      env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${server.origin}/v1`, ...env },
+    });
+  };
+
+  test("a 429 with retry-after-ms is retried and the run completes; the retry is a debug line", async () => {
+    server.reply(apiError(429, "Rate limit reached", { "retry-after-ms": "20" }), answer("hello"));
+    const r = await run(["-p", "hi"], { GATEHOUSE_LOG_LEVEL: "debug" });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "hello\n");
+    assert.equal(server.requests.length, 2);
+    assert.match(r.stderr, /gatehouse: model call: step 1 retry 1\/2 in 20 ms after rate_limit \(429\)/);
+    assert.ok(!r.stderr.includes(KEY));
+  });
+
+  test("a one-off 500 and a 503 are retried up to the default of 2 retries", async () => {
+    server.reply(
+      apiError(500, "boom", { "retry-after": "0" }),
+      apiError(503, "overloaded", { "retry-after": "0" }),
+      answer("third time"),
+    );
+    const r = await run(["-p", "hi", "--json"]);
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout);
+    assert.equal(result.reply, "third time");
+    assert.equal(result.steps, 1, "retries are not steps");
+    assert.equal(server.requests.length, 3);
+    assert.ok(Number.isInteger(result.durationMs), `durationMs is whole: ${result.durationMs}`);
+  });
+
+  test("a connection reset before the response is retried (backoff with jitter, no retry-after)", async () => {
+    server.reply({ reset: true }, answer("reconnected"));
+    const r = await run(["-p", "hi"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "reconnected\n");
+    assert.equal(server.requests.length, 2);
+  });
+
+  test("429s past model.maxRetries fail the run: error as data in --json, one line saying it retried", async () => {
+    const { dir: own, remove: done } = await project({ "gatehouse.json": { model: { maxRetries: 1 } } });
+    try {
+      server.reply(
+        apiError(429, "Rate limit reached", { "retry-after": "0" }),
+        apiError(429, "Rate limit reached", { "retry-after": "0" }),
+      );
+      server.requests.length = 0;
+      const r = await gatehouse(["run", "--model", "openai:gpt-test", "-p", "hi", "--json"], {
+        cwd: own,
+        env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${server.origin}/v1` },
+      });
+      assert.equal(r.code, 1, r.stderr);
+      assert.equal(server.requests.length, 2);
+      const result = JSON.parse(r.stdout);
+      assert.equal(result.outcome, "failed");
+      assert.deepEqual(result.error, {
+        kind: "rate_limit",
+        provider: "openai",
+        model: "gpt-test",
+        status: 429,
+        retryable: true,
+        attempts: 2,
+        message: "Rate limit reached",
+      });
+      assert.match(r.stderr, /^gatehouse: run failed: openai \(HTTP 429, retried 1 time\): Rate limit reached — /m);
+      assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
+    } finally {
+      await done();
+    }
+  });
+
+  test("a 401 is not retried and its line names the key's variable, never the key", async () => {
+    server.reply(apiError(401, `Incorrect API key provided: ${KEY}`));
+    const r = await run(["-p", "hi"]);
+    assert.equal(r.code, 1);
+    assert.equal(server.requests.length, 1);
+    assert.match(r.stderr, /gatehouse: run failed: openai \(HTTP 401\): .* — check OPENAI_API_KEY/);
+    assert.ok(!r.stderr.includes(KEY), r.stderr);
+  });
+
+  test("a 404 names the model", async () => {
+    server.reply(apiError(404, "The model `gpt-test` does not exist"));
+    const r = await run(["-p", "hi"]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /\(HTTP 404\): .* — check the model name "gpt-test"/);
+  });
+
+  test("a missing key is a configuration error: exit 2, the variable named, no request made", async () => {
+    const r = await run(["-p", "hi", "--json"], { OPENAI_API_KEY: "" });
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(server.requests.length, 0);
+    assert.equal(JSON.parse(r.stdout).error.kind, "missing_key");
+    assert.match(r.stderr, /gatehouse: OpenAI API key is missing .*set OPENAI_API_KEY/);
+  });
+
+  test("a reset after text streamed is not retried and reads the same in run and chat", async () => {
+    const cut = { sse: answer("partial").sse, resetAfter: 2 };
+    server.reply(cut);
+    const r = await run(["-p", "hi", "--json"]);
+    assert.equal(r.code, 1);
+    assert.equal(server.requests.length, 1, "text had streamed: no retry");
+    const error = JSON.parse(r.stdout).error;
+    assert.equal(error.kind, "connection", JSON.stringify(error));
+    const runLine = /gatehouse: (run failed: .*)/.exec(r.stderr)?.[1];
+    assert.ok(runLine, r.stderr);
+
+    server.reply(cut);
+    server.requests.length = 0;
+    const chat = await gatehouse(["chat", "--model", "openai:gpt-test", "--data-dir", ".gh"], {
+      cwd: dir,
+      env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${server.origin}/v1` },
+      input: "hi\n/exit\n",
+    });
+    assert.ok(chat.stdout.includes(runLine) || chat.stderr.includes(runLine), `${chat.stdout}\n${chat.stderr}`);
+  });
+
+  test("malformed SSE fails with invalid_response and prints no raw fragment", async () => {
+    server.reply({ rawSse: 'data: {"id":"x","choices":[{"delta":{"content":SECRETFRAGMENT}}]}\n\n' });
+    const r = await run(["-p", "hi", "--json"]);
+    assert.equal(r.code, 1);
+    assert.equal(JSON.parse(r.stdout).error.kind, "invalid_response");
+    assert.ok(!r.stderr.includes("SECRETFRAGMENT") && !r.stdout.includes("SECRETFRAGMENT"), r.stderr);
+    assert.match(r.stderr, /openai sent a response that is not valid for its protocol/);
+  });
+});
