@@ -12,6 +12,7 @@ import { ENVIRONMENT_HELP, EXIT } from "./exit.js";
 import { createCliLogger, type OutStream } from "./output.js";
 import { runEndLine } from "./run-end.js";
 import { exitCodeFor, ignoreClosedTerminal, leaveBy, onSignals, type StopSignal } from "./signals.js";
+import { StatusLine } from "./status-line.js";
 import { TerminalSanitizer, terminalLine } from "./terminal.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -332,8 +333,8 @@ export async function chatSession(options: ChatSessionOptions): Promise<ChatSumm
     });
     turn = { controller, cancelling: false, force };
     turns++;
-    const shown: TurnView = { streamed: false, final: false, labels: new Map() };
-    view.progress("thinking…");
+    const shown: TurnView = { streamed: false, final: false, held: false, labels: new Map() };
+    view.startTurn("thinking…");
     const work = (async () => {
       let result: RunResult | undefined;
       let failure: string | undefined;
@@ -472,15 +473,28 @@ type Colors = ReturnType<typeof pc.createColors>;
 interface TurnView {
   streamed: boolean;
   final: boolean;
+  /** An output gate holds the reply until it passed. */
+  held: boolean;
   /** Tool call id → how its line names it, e.g. `Bash(ls -la)`. */
   readonly labels: Map<string, string>;
 }
 
+/** The progress text while the model works: with an output gate, why no text streams. */
+export function thinking(shown: Pick<TurnView, "held">): string {
+  return shown.held ? `thinking… ${HELD}` : "thinking…";
+}
+
+/** Said while an output gate holds the answer back, in `chat` and `run`. */
+export const HELD = "(the reply is held until the output policy passes)";
+
 function render(event: RunEvent, shown: TurnView, view: View, c: Colors): void {
   switch (event.type) {
     case "run-start":
+      shown.held = event.outputHeld;
+      view.progress(thinking(shown));
+      return;
     case "step":
-      view.progress("thinking…");
+      view.progress(thinking(shown));
       return;
     case "text-delta":
       shown.streamed = true;
@@ -535,18 +549,27 @@ function render(event: RunEvent, shown: TurnView, view: View, c: Colors): void {
  * goes through one sanitizer, so an escape sequence split across deltas is caught too.
  */
 class View {
-  /** A progress line is on screen. */
-  private status = false;
   /** The cursor is not at the start of a line. */
   private open = false;
   private readonly sanitizer = new TerminalSanitizer();
+  /** The animated progress line (spinner, what is happening, elapsed time). */
+  private readonly status: StatusLine;
 
   constructor(
     private readonly out: NodeJS.WritableStream,
     private readonly err: OutStream,
     private readonly tty: boolean,
     private readonly c: Colors,
-  ) {}
+  ) {
+    this.status = new StatusLine(out, c.dim);
+  }
+
+  /** A new turn: the progress line's clock starts again. */
+  startTurn(text: string): void {
+    if (!this.tty) return;
+    this.settle();
+    this.status.start(text);
+  }
 
   text(text: string): void {
     this.write(this.sanitizer.push(text));
@@ -573,8 +596,7 @@ class View {
   progress(text: string): void {
     if (!this.tty) return;
     this.settle();
-    this.out.write(`\r\x1b[2K${this.c.dim(text)}`);
-    this.status = true;
+    this.status.show(text);
   }
 
   /** No progress line, and the cursor at the start of a line (text held back by the sanitizer shown first). */
@@ -588,9 +610,7 @@ class View {
   }
 
   private clearProgress(): void {
-    if (!this.status) return;
-    this.out.write("\r\x1b[2K");
-    this.status = false;
+    this.status.hide();
   }
 }
 

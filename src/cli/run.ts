@@ -6,7 +6,7 @@ import { loadCommandHookSources } from "../command-hooks/sources.js";
 import { MODEL_ENV, type ResolvedSettings } from "../config/index.js";
 import type { GatehouseConfig } from "../config/schema.js";
 import { ModelSpecError } from "../models/errors.js";
-import { createGatehouse, type Gatehouse } from "../runtime/gatehouse.js";
+import { createGatehouse, DEFAULTS, type Gatehouse } from "../runtime/gatehouse.js";
 import type { Approver, RunResult } from "../runtime/types.js";
 import { builtinTools } from "../tools/builtin/index.js";
 import { selectTools, unmatchedToolPatterns } from "../tools/select.js";
@@ -88,6 +88,12 @@ export interface GatehouseFlags {
   readonly dataDir?: string;
   /** `--settings FILE|JSON`: command hooks read after gatehouse.json's. */
   readonly settings?: string;
+  /** `--system-prompt`: replaces gatehouse.json's `systemPrompt` (and the default). */
+  readonly systemPrompt?: string;
+  /** `--append-system-prompt`: added after the system prompt, whichever it is. */
+  readonly appendSystemPrompt?: string;
+  /** `--max-turns N`: model calls per turn at most (gatehouse.json `maxSteps`). */
+  readonly maxTurns?: string;
 }
 
 /** What is known before anything is opened: gatehouse.json, the resolved settings, the command hooks. */
@@ -107,11 +113,32 @@ export async function prepareGatehouse(
 ): Promise<PreparedGatehouse> {
   checkId("--session", flags.session);
   if (flags.model !== undefined && flags.model.trim() === "") throw new Stop(EXIT.usage, "--model: empty model spec");
+  const maxSteps = maxTurnsOf(flags.maxTurns);
   const { config, file, settings } = await loadProject(flags, io);
   const { model } = settings;
   if (model === undefined) throw new Stop(EXIT.usage, NO_MODEL);
   const commandHooks = loadCommandHooks(settings, flags, io, log);
-  return { config, ...(file === undefined ? {} : { file }), settings: { ...settings, model }, commandHooks };
+  const runtime = {
+    ...settings.runtime,
+    ...(maxSteps === undefined ? {} : { maxSteps }),
+    ...systemPromptOf(flags, settings.runtime.systemPrompt),
+  };
+  return { config, ...(file === undefined ? {} : { file }), settings: { ...settings, model, runtime }, commandHooks };
+}
+
+function maxTurnsOf(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 1000)
+    throw new Stop(EXIT.usage, `--max-turns: expected a whole number from 1 to 1000, got "${raw}"`);
+  return n;
+}
+
+/** `--system-prompt` replaces the configured prompt; `--append-system-prompt` adds to whichever applies. */
+function systemPromptOf(flags: GatehouseFlags, configured: string | undefined): { systemPrompt?: string } {
+  const base = flags.systemPrompt ?? configured;
+  if (flags.appendSystemPrompt === undefined) return base === undefined ? {} : { systemPrompt: base };
+  return { systemPrompt: [base ?? DEFAULTS.systemPrompt, flags.appendSystemPrompt].join("\n\n") };
 }
 
 /**

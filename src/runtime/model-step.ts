@@ -21,7 +21,8 @@ export async function callModel(
   const { engine, logger } = deps;
   const { provider, modelId, model } = state.model;
   const step = ++state.steps;
-  state.emit({ type: "step", step });
+  const tokens = state.totalUsage()?.totalTokens;
+  state.emit({ type: "step", step, ...(tokens === undefined ? {} : { tokens }) });
   const prompt = buildModelPrompt(state, deps.tools);
   if (engine.hasHooks("llm_input"))
     engine.emit("llm_input", { provider, model: modelId, messages: state.history, systemPrompt: state.systemPrompt() });

@@ -110,7 +110,7 @@ async function lifecycle(
 ): Promise<RunResult> {
   const { engine } = deps;
   let sessionId = state.sessionId;
-  state.emit({ type: "run-start", sessionId, runId: state.runId });
+  state.emit({ type: "run-start", sessionId, runId: state.runId, outputHeld: outputGated(deps) });
   try {
     state.model = await deps.models.resolve(
       state.modelSpec === undefined ? undefined : { modelOverride: state.modelSpec },

@@ -81,8 +81,19 @@ export interface RunResult {
  * `after_tool_call` passed it.
  */
 export type RunEvent =
-  | { readonly type: "run-start"; readonly sessionId: string; readonly runId: string }
-  | { readonly type: "step"; readonly step: number }
+  | {
+      readonly type: "run-start";
+      readonly sessionId: string;
+      readonly runId: string;
+      /** An output gate listens: the answer arrives once, as `final`, after it passed (no `text-delta`). */
+      readonly outputHeld: boolean;
+    }
+  | {
+      readonly type: "step";
+      readonly step: number;
+      /** Tokens used so far by the run (sub-agents' included), when the provider reported any. */
+      readonly tokens?: number;
+    }
   | {
       /** A model call failed before anything streamed and is tried again after `delayMs`. */
       readonly type: "retry";

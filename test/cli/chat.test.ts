@@ -421,7 +421,7 @@ describe("chatSession on a terminal", () => {
     const run = await runs.run(1);
     assert.equal(run.input.prompt, "hi");
     assert.equal(run.input.sessionId, "s-live");
-    run.channel.push({ type: "run-start", sessionId: "s-live", runId: "r1" });
+    run.channel.push({ type: "run-start", sessionId: "s-live", runId: "r1", outputHeld: false });
     await term.until("thinking…");
     const mark = term.shown.length;
     run.channel.push({ type: "text-delta", delta: "Hel" });
@@ -618,6 +618,8 @@ test("chat.ts loads nothing heavy when main.ts registers it at start-up", async 
     "./output.js",
     "./signals.js",
     "./terminal.js",
+    "./run-end.js",
+    "./status-line.js",
     "../core/secrets.js",
   ]);
   for (const specifier of eager) assert.ok(specifier.startsWith("node:") || light.has(specifier), specifier);
