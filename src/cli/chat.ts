@@ -12,7 +12,7 @@ import { ENVIRONMENT_HELP, EXIT } from "./exit.js";
 import { createCliLogger, type OutStream } from "./output.js";
 import { runEndLine } from "./run-end.js";
 import { exitCodeFor, ignoreClosedTerminal, leaveBy, onSignals, type StopSignal } from "./signals.js";
-import { StatusLine } from "./status-line.js";
+import { HELD, StatusLine } from "./status-line.js";
 import { TerminalSanitizer, terminalLine } from "./terminal.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -44,6 +44,10 @@ export interface ChatFlags {
   readonly config?: string;
   readonly dataDir?: string;
   readonly settings?: string;
+  readonly systemPrompt?: string;
+  readonly appendSystemPrompt?: string;
+  readonly maxTurns?: string;
+  readonly verbose?: boolean;
 }
 
 export function registerChatCommand(program: Command): void {
@@ -54,10 +58,14 @@ export function registerChatCommand(program: Command): void {
       "An interactive session: streamed replies, tool progress, approvals asked inline. The session id is\nprinted at start; `gatehouse chat --session ID` resumes it. Configured exactly as `gatehouse run`.",
     )
     .option("--session <id>", "resume this session, or start one with this id (default: a new session)")
-    .option("--model <spec>", 'model spec, e.g. openai:gpt-4o or scripted:echo (overrides gatehouse.json "model")')
+    .option("-m, --model <spec>", 'model spec, e.g. openai:gpt-4o or scripted:echo (overrides gatehouse.json "model")')
     .option("--config <file>", "config file (default: ./gatehouse.json, if present)")
     .option("--data-dir <dir>", "data folder for the default SQLite store (default: ./.gatehouse)")
     .option("--settings <file|json>", "command hooks settings (a file, or inline JSON), read after gatehouse.json's")
+    .option("--system-prompt <text>", 'the system prompt, instead of gatehouse.json "systemPrompt"')
+    .option("--append-system-prompt <text>", "text added after the system prompt")
+    .option("--max-turns <n>", 'model calls per turn at most (gatehouse.json "maxSteps", default 25)')
+    .option("--verbose", "log model calls, tool calls and hook decisions to stderr (metadata, never content)")
     .addHelpText("after", `${CHAT_HELP}\n${ENVIRONMENT_HELP}`)
     .action(async (flags: ChatFlags) => {
       let ended: Termination | undefined;
@@ -102,7 +110,7 @@ export type Termination = Exclude<StopSignal, "SIGINT">;
 export async function chatCommand(flags: ChatFlags, io: ChatIO): Promise<number> {
   const { CliStop } = await import("./project.js");
   const { openGatehouse, prepareGatehouse } = await import("./run.js");
-  const log = createCliLogger(io.stderr, io.env);
+  const log = createCliLogger(io.stderr, flags.verbose ? { ...io.env, GATEHOUSE_LOG_LEVEL: "debug" } : io.env);
   let close: (() => Promise<void>) | undefined;
   try {
     const prepared = await prepareGatehouse(flags, io, log);
@@ -480,12 +488,9 @@ interface TurnView {
 }
 
 /** The progress text while the model works: with an output gate, why no text streams. */
-export function thinking(shown: Pick<TurnView, "held">): string {
+function thinking(shown: Pick<TurnView, "held">): string {
   return shown.held ? `thinking… ${HELD}` : "thinking…";
 }
-
-/** Said while an output gate holds the answer back, in `chat` and `run`. */
-export const HELD = "(the reply is held until the output policy passes)";
 
 function render(event: RunEvent, shown: TurnView, view: View, c: Colors): void {
   switch (event.type) {
@@ -559,7 +564,7 @@ class View {
     private readonly out: NodeJS.WritableStream,
     private readonly err: OutStream,
     private readonly tty: boolean,
-    private readonly c: Colors,
+    c: Colors,
   ) {
     this.status = new StatusLine(out, c.dim);
   }

@@ -22,13 +22,26 @@ program
   )
   .option("-p, --prompt <prompt>", "the prompt (default: read stdin to the end)")
   .option("--session <id>", "continue this session, or start one with this id (default: a new session)")
-  .option("--model <spec>", 'model spec, e.g. openai:gpt-4o or scripted:echo (overrides gatehouse.json "model")')
+  .option("-m, --model <spec>", 'model spec, e.g. openai:gpt-4o or scripted:echo (overrides gatehouse.json "model")')
   .option("--config <file>", "config file (default: ./gatehouse.json, if present)")
   .option("--data-dir <dir>", "data folder for the default SQLite store (default: ./.gatehouse)")
   .option("--settings <file|json>", "command hooks settings (a file, or inline JSON), read after gatehouse.json's")
+  .option("--system-prompt <text>", 'the system prompt, instead of gatehouse.json "systemPrompt"')
+  .option("--append-system-prompt <text>", "text added after the system prompt")
+  .option(
+    "--max-turns <n>",
+    'model calls at most; past it the run ends as max_steps (gatehouse.json "maxSteps", default 25)',
+  )
   .addOption(new Option("--trigger <trigger>", "what started the run").choices(["user", "cron", "api"]).default("user"))
   .option("--job-id <id>", "the job this run belongs to (for cron and api triggers)")
-  .option("--json", "print the run result as one JSON line instead of the reply")
+  .addOption(
+    new Option(
+      "--output-format <format>",
+      "text: the reply; json: the result as one JSON line; stream-json: every run event as one JSON line",
+    ).choices(["text", "json", "stream-json"]),
+  )
+  .option("--json", "the same as --output-format json")
+  .option("--verbose", "log model calls, tool calls and hook decisions to stderr (metadata, never content)")
   .addHelpText("after", `${EXIT_CODES_HELP}\n${ENVIRONMENT_HELP}`)
   .action(async (flags) => {
     const [{ runCommand }, signals] = await Promise.all([import("./run.js"), import("./signals.js")]);

@@ -17,6 +17,7 @@ import { type CliLogger, colorsFor, createCliLogger, type OutStream, writeJson, 
 import { projectRelative } from "./paths.js";
 import { checkId, describe, loadProject, PLUGIN_NOT_LOADED, CliStop as Stop, storeOptionsFor } from "./project.js";
 import { runEndLine, runExitCode } from "./run-end.js";
+import { type OutputFormat, RunWatcher } from "./run-watch.js";
 import { terminalText } from "./terminal.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -32,7 +33,11 @@ export interface RunFlags {
   readonly settings?: string;
   readonly trigger: "user" | "cron" | "api";
   readonly jobId?: string;
+  /** `--json`: the same as `--output-format json`. */
   readonly json?: boolean;
+  readonly outputFormat?: OutputFormat;
+  /** `--verbose`: debug lines (model calls, tool calls, hook decisions; metadata only) on stderr. */
+  readonly verbose?: boolean;
 }
 
 /** The process around the command, injectable for tests. */
@@ -53,7 +58,7 @@ const NO_MODEL = `no model configured. Set one with --model <spec>, the ${MODEL_
  * diagnostic goes to stderr, and stdout gets only the reply (or the `--json` result).
  */
 export async function runCommand(flags: RunFlags, io: CliIO): Promise<ExitCode> {
-  const log = createCliLogger(io.stderr, io.env);
+  const log = createCliLogger(io.stderr, flags.verbose ? { ...io.env, GATEHOUSE_LOG_LEVEL: "debug" } : io.env);
   try {
     return await runTurn(flags, io, log);
   } catch (error) {
@@ -72,9 +77,11 @@ async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<Exit
     // On a terminal the user is asked; without one, approvals are denied.
     approver: createTerminalApprover({ input: io.stdin, output: io.stderr }),
   });
+  const format = flags.outputFormat ?? (flags.json ? "json" : "text");
+  const watcher = new RunWatcher(format, io.stdout, io.stderr, colorsFor(io.stderr, io.env).dim);
   try {
-    const result = await turn(gatehouse, flags, prompt, io.signal);
-    return await report(result, flags, io, log);
+    const result = await turn(gatehouse, flags, prompt, watcher, io.signal);
+    return await report(result, format, watcher.streamed, io, log);
   } finally {
     await close();
   }
@@ -312,9 +319,17 @@ async function start(gatehouse: Gatehouse, settings: ResolvedSettings): Promise<
   }
 }
 
-async function turn(gatehouse: Gatehouse, flags: RunFlags, prompt: string, signal?: AbortSignal): Promise<RunResult> {
+/** The run, streamed: the watcher shows its progress (or prints its events, with stream-json). */
+async function turn(
+  gatehouse: Gatehouse,
+  flags: RunFlags,
+  prompt: string,
+  watcher: RunWatcher,
+  signal?: AbortSignal,
+): Promise<RunResult> {
+  watcher.start();
   try {
-    return await gatehouse.run({
+    const stream = gatehouse.stream({
       prompt,
       trigger: flags.trigger,
       channel: "cli",
@@ -322,22 +337,34 @@ async function turn(gatehouse: Gatehouse, flags: RunFlags, prompt: string, signa
       ...(flags.jobId === undefined ? {} : { jobId: flags.jobId }),
       ...(signal === undefined ? {} : { signal }),
     });
+    for await (const event of stream) watcher.onEvent(event);
+    return await stream.result;
   } catch (error) {
     if (signal?.aborted) throw new Stop(EXIT.failed, "run cancelled");
     throw new Stop(EXIT.failed, `run failed: ${describe(error)}`);
+  } finally {
+    await watcher.finish();
   }
 }
 
-async function report(result: RunResult, flags: RunFlags, io: CliIO, log: CliLogger): Promise<ExitCode> {
+async function report(
+  result: RunResult,
+  format: OutputFormat,
+  streamed: boolean,
+  io: CliIO,
+  log: CliLogger,
+): Promise<ExitCode> {
   const c = colorsFor(io.stdout, io.env);
-  if (flags.json) await writeJson(io.stdout, result);
-  else if (result.reply !== null) {
+  const json = format !== "text";
+  // stream-json's last line, the run-end event, already carries the result.
+  if (format === "json") await writeJson(io.stdout, result);
+  else if (format === "text" && result.reply !== null && !(streamed && result.outcome === "completed")) {
     // Model text, sanitized: it must not repaint the screen, write the clipboard or reorder itself.
     const reply = terminalText(result.reply).replace(/\n$/, "");
     await writeOut(io.stdout, `${result.outcome === "blocked" ? c.yellow(reply) : reply}\n`);
   }
   // The session id lets a person continue the conversation; scripts use --json or --session.
-  if (!flags.json && io.stderr.isTTY)
+  if (!json && io.stderr.isTTY)
     await writeOut(io.stderr, `${colorsFor(io.stderr, io.env).dim(`session: ${result.sessionId}`)}\n`);
   const line = runEndLine(result);
   if (line !== undefined) log.error(line);

@@ -1,5 +1,8 @@
 import type { OutStream } from "./output.js";
 
+/** Said while an output gate holds the answer back, in `chat` and `run`. */
+export const HELD = "(the reply is held until the output policy passes)";
+
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 const INTERVAL_MS = 100;
 
@@ -28,9 +31,12 @@ export class StatusLine {
 
   /** Shows the line (with new text, if given) and keeps it animating. */
   show(text?: string): void {
+    const changed = text !== undefined && text !== this.#text;
     if (text !== undefined) this.#text = text;
-    this.#shown = true;
-    this.draw();
+    if (!this.#shown || changed) {
+      this.#shown = true;
+      this.draw();
+    }
     this.#timer ??= setInterval(() => this.draw(), INTERVAL_MS).unref();
   }
 

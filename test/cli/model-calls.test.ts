@@ -175,4 +175,36 @@ describe("gatehouse run: model calls against an OpenAI-protocol server", { concu
     assert.ok(!r.stderr.includes("SECRETFRAGMENT") && !r.stdout.includes("SECRETFRAGMENT"), r.stderr);
     assert.match(r.stderr, /openai sent a response that is not valid for its protocol/);
   });
+
+  test("gatehouse.json model settings, --system-prompt and --append-system-prompt reach the provider; -m picks the model", async () => {
+    const { dir: own, remove: done } = await project({
+      "gatehouse.json": {
+        model: { temperature: 0.3, maxOutputTokens: 123, reasoningEffort: "low" },
+        systemPrompt: "Configured prompt.",
+      },
+    });
+    const env = { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${server.origin}/v1` };
+    try {
+      server.reply(answer("a"), answer("b"));
+      server.requests.length = 0;
+      const appended = await gatehouse(
+        ["run", "-m", "openai:gpt-test", "--append-system-prompt", "Answer in French.", "-p", "x"],
+        { cwd: own, env },
+      );
+      assert.equal(appended.code, 0, appended.stderr);
+      const replaced = await gatehouse(["run", "-m", "openai:gpt-test", "--system-prompt", "Be terse.", "-p", "x"], {
+        cwd: own,
+        env,
+      });
+      assert.equal(replaced.code, 0, replaced.stderr);
+      const [first, second] = server.requests;
+      assert.deepEqual(first?.body.messages[0], { role: "system", content: "Configured prompt.\n\nAnswer in French." });
+      assert.deepEqual(second?.body.messages[0], { role: "system", content: "Be terse." });
+      assert.equal(first?.body.temperature, 0.3);
+      assert.equal(first?.body.max_tokens ?? first?.body.max_completion_tokens, 123);
+      assert.equal(first?.body.reasoning_effort, "low");
+    } finally {
+      await done();
+    }
+  });
 });

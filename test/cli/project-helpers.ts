@@ -25,6 +25,14 @@ export function gatehouseOnTerminal(args: readonly string[], options: CliOptions
   return runCli([TERMINAL], args, options);
 }
 
+/** What a terminal shows of `text`: each line from its last `\r` + erase-line on (a redrawn status line leaves only its last state). */
+export function onScreen(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => line.slice(line.lastIndexOf("\r\x1b[2K") < 0 ? 0 : line.lastIndexOf("\r\x1b[2K") + 5))
+    .join("\n");
+}
+
 /** Whether the text holds a color code. */
 export function hasColor(text: string): boolean {
   return new RegExp(SGR).test(text);

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type CliResult, gatehouse, project, put, tempProjects } from "./helpers.js";
-import { gatehouseOnTty, hasColor, uncolored } from "./project-helpers.js";
+import { gatehouseOnTty, hasColor, onScreen, uncolored } from "./project-helpers.js";
 
 const MCP_FIXTURE = fileURLToPath(new URL("fixtures/mcp-echo.mjs", import.meta.url));
 const SECRET = "INTERNAL-REASON-7f3a: user matched rule 12";
@@ -367,12 +367,12 @@ describe("gatehouse run", { concurrency: 4 }, () => {
     assert.ok(hasColor(blocked.stdout), "the notice is colored");
     assert.equal(uncolored(blocked.stdout), `${NOTICE}\n`);
     assert.ok(hasColor(blocked.stderr), "the session line is colored");
-    assert.match(uncolored(blocked.stderr), /^session: \S+$/m);
+    assert.match(uncolored(onScreen(blocked.stderr)), /^session: \S+$/m);
 
     const plain = await gatehouseOnTty(["run", "-p", "hi"], { cwd, env: { NO_COLOR: "1" } });
     assert.equal(plain.code, 3, plain.stderr);
     assert.equal(plain.stdout, `${NOTICE}\n`);
-    assert.match(plain.stderr, /^session: \S+$/m);
+    assert.match(onScreen(plain.stderr), /^session: \S+$/m);
     assert.ok(!hasColor(plain.stderr));
 
     const reply = await gatehouseOnTty(["run", "--model", "scripted:echo", "--config", "none.json", "-p", "hi"], {

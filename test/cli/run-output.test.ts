@@ -1,0 +1,139 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { gatehouse, tempProjects } from "./helpers.js";
+import { gatehouseOnTty, onScreen, uncolored } from "./project-helpers.js";
+
+// What `gatehouse run` shows while and after a run: --output-format, the live status line on a
+// terminal, max_steps, sub-agents in the totals.
+
+const SCRIPT = {
+  runs: [
+    {
+      match: "loop",
+      turns: [
+        { toolCalls: [{ name: "Bash", input: { command: "echo one" } }], usage: { inputTokens: 10, outputTokens: 5 } },
+        { toolCalls: [{ name: "Bash", input: { command: "echo two" } }], usage: { inputTokens: 20, outputTokens: 5 } },
+        { text: "done looping", usage: { inputTokens: 30, outputTokens: 5 } },
+      ],
+    },
+    {
+      match: "delegate",
+      turns: [
+        {
+          toolCalls: [{ name: "Agent", input: { description: "sub", prompt: "child task", subagent_type: "helper" } }],
+          usage: { inputTokens: 100, outputTokens: 10 },
+        },
+        { text: "the child said: {{lastToolResult}}", usage: { inputTokens: 200, outputTokens: 20 } },
+      ],
+    },
+    { match: "child task", turns: [{ text: "child answer", usage: { inputTokens: 7, outputTokens: 3 } }] },
+    { match: "", turns: [{ text: "hello there", chunks: 3 }] },
+  ],
+};
+
+/** An output gate: `message_sending` with a handler that passes everything. */
+const GATE = `export default { id: "gate", register(api) { api.on("message_sending", () => undefined); } };\n`;
+
+const projects = tempProjects();
+const fresh = (extra: Record<string, unknown> = {}) =>
+  projects({ "script.json": SCRIPT, "gatehouse.json": { model: "scripted:script.json" }, ...extra });
+const gated = () =>
+  fresh({
+    "gate.mjs": GATE,
+    "gatehouse.json": {
+      model: "scripted:script.json",
+      plugins: [{ path: "gate.mjs", hooks: { allowConversationAccess: true } }],
+    },
+  });
+
+describe("gatehouse run: output and progress", { concurrency: 2 }, () => {
+  test("stream-json prints one JSON object per run event, the result last, text deltas included", async () => {
+    const cwd = await fresh();
+    const r = await gatehouse(["run", "-p", "loop", "--output-format", "stream-json"], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const types = events.map((e) => e.type);
+    assert.equal(types[0], "run-start");
+    assert.equal(events[0].outputHeld, false);
+    assert.ok(
+      types.includes("tool-call") && types.includes("tool-result") && types.includes("text-delta"),
+      types.join(),
+    );
+    assert.deepEqual(
+      types.filter((t) => t === "step"),
+      ["step", "step", "step"],
+    );
+    const end = events.at(-1);
+    assert.equal(end.type, "run-end");
+    assert.equal(end.result.reply, "done looping");
+  });
+
+  test("stream-json respects an output gate's holdback: no text-delta, the answer once as final", async () => {
+    const cwd = await gated();
+    const r = await gatehouse(["run", "-p", "hi", "--output-format", "stream-json"], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    assert.equal(events[0].outputHeld, true);
+    assert.ok(!events.some((e) => e.type === "text-delta"));
+    assert.deepEqual(
+      events.filter((e) => e.type === "final").map((e) => e.text),
+      ["hello there"],
+    );
+  });
+
+  test("--max-turns ends a run still calling tools as max_steps: exit 1, one clear line, outcome in --json", async () => {
+    const cwd = await fresh();
+    const r = await gatehouse(["run", "-p", "loop", "--max-turns", "2", "--json"], { cwd });
+    assert.equal(r.code, 1, r.stderr);
+    const result = JSON.parse(r.stdout);
+    assert.equal(result.outcome, "max_steps");
+    assert.equal(result.reply, null);
+    assert.equal(result.steps, 2);
+    assert.match(r.stderr, /^gatehouse: stopped after 2 model calls: the step limit was reached/m);
+    const bad = await gatehouse(["run", "-p", "loop", "--max-turns", "0"], { cwd });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--max-turns: expected a whole number from 1 to 1000/);
+  });
+
+  test("steps and usage include a sub-agent's, which --json lists per child", async () => {
+    const cwd = await fresh();
+    const r = await gatehouse(["run", "-p", "delegate", "--json"], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout);
+    assert.equal(result.reply, "the child said: child answer");
+    assert.equal(result.steps, 3);
+    assert.equal(result.usage.inputTokens, 307);
+    assert.equal(result.usage.outputTokens, 33);
+    assert.equal(result.children.length, 1);
+    const [child] = result.children;
+    assert.equal(child.agentType, "helper");
+    assert.equal(child.outcome, "completed");
+    assert.equal(child.steps, 1);
+    assert.equal(child.usage.inputTokens, 7);
+  });
+
+  test("on a terminal: a live status line on stderr (step, tool, tokens, elapsed) and the text streamed", async () => {
+    const cwd = await fresh();
+    const r = await gatehouseOnTty(["run", "-p", "loop"], { cwd, env: { NO_COLOR: "1" } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(uncolored(r.stdout), "done looping\n", "the reply once, streamed");
+    assert.match(r.stderr, /step 1 · [\d.]+s/);
+    assert.match(r.stderr, /step 2 · Bash · 15 tokens · [\d.]+s|step 2 · 15 tokens · [\d.]+s/);
+    assert.match(r.stderr, /step 3 · 40 tokens/);
+    assert.match(onScreen(r.stderr), /^session: \S+$/m, "the status line is gone at the end");
+  });
+
+  test("on a terminal with an output gate, the status line says the reply is held until the policy passes", async () => {
+    const cwd = await gated();
+    const r = await gatehouseOnTty(["run", "-p", "hi"], { cwd, env: { NO_COLOR: "1" } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /\(the reply is held until the output policy passes\)/);
+    assert.equal(r.stdout, "hello there\n");
+  });
+});
