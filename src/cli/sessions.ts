@@ -226,15 +226,19 @@ function renderShow(L: Lib, view: SessionView, c: Colors): string {
   if (view.runs.length > 0) {
     const rows = view.runs.map((r) => [
       `  ${r.seq}`,
-      r.status,
+      runStatus(r),
       r.trigger + (r.depth > 0 ? ` (depth ${r.depth})` : ""),
+      r.model === undefined ? "-" : clip(r.model, 40),
+      r.usage?.totalTokens === undefined ? "-" : String(r.usage.totalTokens),
       shortTime(r.startedAt),
       r.endedAt === null ? "-" : duration(Date.parse(r.endedAt) - Date.parse(r.startedAt)),
       r.id,
     ]);
     out.push(
-      table([["  #", "STATUS", "TRIGGER", "STARTED", "TOOK", "RUN ID"], ...rows], (cell, row, column) =>
-        row === 0 ? c.bold(cell) : column === 1 ? statusColor(c, cell) : column >= 3 ? c.dim(cell) : cell,
+      table(
+        [["  #", "STATUS", "TRIGGER", "MODEL", "TOKENS", "STARTED", "TOOK", "RUN ID"], ...rows],
+        (cell, row, column) =>
+          row === 0 ? c.bold(cell) : column === 1 ? statusColor(c, cell) : column >= 5 ? c.dim(cell) : cell,
       ),
     );
   }
@@ -287,11 +291,19 @@ function blockedNote(m: Message): string | undefined {
   const by = m.metadata.blockedBy;
   const hook = m.metadata.hook;
   if (typeof by !== "string") return undefined;
+  // Gatehouse's own clean-up after a run that did not finish is no policy decision.
+  if (by === "gatehouse" && hook === "recovery") return "interrupted: its unchecked output was removed";
   return `blocked by ${clip(by, 60)}${typeof hook === "string" ? ` at ${clip(hook, 40)}` : ""}`;
 }
 
+/** A run's status with why it ended, when the store knows: `failed (rate_limit)`, `failed (max_steps)`, `failed (interrupted)`. */
+function runStatus(r: { readonly status: string; readonly detail?: string; readonly errorKind?: string }): string {
+  const why = r.detail ?? r.errorKind;
+  return why === undefined ? r.status : `${r.status} (${clip(why, 30)})`;
+}
+
 function statusColor(c: Colors, cell: string): string {
-  const status = cell.trim();
+  const status = cell.trim().replace(/ \(.*\)$/, "");
   if (status === "completed" || status === "claimed") return c.green(cell);
   if (status === "blocked") return c.yellow(cell);
   if (status === "failed" || status === "cancelled") return c.red(cell);
@@ -343,7 +355,7 @@ export function renderMarkdown(view: SessionView): string {
       const run = m.runId === null ? undefined : runs.get(m.runId);
       out.push(
         run
-          ? `\n## Run ${run.seq} · ${run.status} · ${run.trigger} · ${shortTime(run.startedAt)}\n`
+          ? `\n## Run ${run.seq} · ${runStatus(run)} · ${run.trigger} · ${shortTime(run.startedAt)}\n`
           : "\n## Outside any run\n",
       );
     }

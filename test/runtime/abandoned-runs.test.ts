@@ -33,7 +33,9 @@ function abandonedRunTests(label: string, options: () => StoreOptions, skip?: st
         child.kill("SIGKILL");
         await child.exited;
         assert.deepEqual(await gatehouse.recoverAbandonedRuns(), [session.id]);
-        assert.equal((await store.getRun(runId))?.status, "blocked");
+        // Interrupted, not a policy block: failed, with the detail saying why.
+        assert.equal((await store.getRun(runId))?.status, "failed");
+        assert.equal((await store.getRun(runId))?.detail, "interrupted");
         assert.deepEqual((await store.runMessages(runId)).map(messageText), ["question", notices.interrupted]);
         assert.deepEqual(await atRest(o), []);
         assert.deepEqual(await gatehouse.recoverAbandonedRuns(), [], "nothing is left to recover");
@@ -75,7 +77,8 @@ function abandonedRunTests(label: string, options: () => StoreOptions, skip?: st
         assert.equal((await store.getRun(run.id))?.status, "running");
         await expireIn(-1);
         assert.deepEqual(await gatehouse.recoverAbandonedRuns(), [session.id]);
-        assert.equal((await store.getRun(run.id))?.status, "blocked");
+        assert.equal((await store.getRun(run.id))?.status, "failed");
+        assert.equal((await store.getRun(run.id))?.detail, "interrupted");
         assert.deepEqual(await atRest(o), []);
       } finally {
         await gatehouse.close();
