@@ -74,7 +74,10 @@ export interface StoreTx {
   runMessages(runId: string): Awaitable<Message[]>;
   sessionMessages(sessionId: string, afterSeq: number, limit: number): Awaitable<Message[]>;
   countMessages(sessionId: string): Awaitable<number>;
-  /** Non-summary messages for the model's history; may leave out those an active summary covers. */
+  /**
+   * Non-summary messages for the model's history; may leave out those an active summary covers.
+   * Leaves out the messages of runs that failed with an error (an error kind): a failed turn is not resent.
+   */
   historyMessages(sessionId: string): Awaitable<Message[]>;
   runIdsInRange(sessionId: string, fromSeq: number, toSeq: number): Awaitable<string[]>;
   updateMessageParts(id: string, parts: readonly Part[]): Awaitable<void>;

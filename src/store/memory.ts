@@ -275,7 +275,8 @@ class MemoryBackend implements StoreBackend, StoreTx {
   }
 
   historyMessages(sessionId: string): Message[] {
-    return [...(this.sessions.get(sessionId)?.messages ?? [])];
+    const messages = this.sessions.get(sessionId)?.messages ?? [];
+    return messages.filter((m) => m.runId === null || this.runs.get(m.runId)?.errorKind === undefined);
   }
 
   runIdsInRange(sessionId: string, fromSeq: number, toSeq: number): string[] {

@@ -290,6 +290,7 @@ class PgTx implements StoreTx, LeaseStatements {
          WHERE m.session_id = $1 AND m.role <> 'summary'
            AND NOT EXISTS (SELECT 1 FROM compactions c
                            WHERE c.session_id = m.session_id AND m.seq BETWEEN c.from_seq AND c.to_seq)
+           AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = m.run_id AND r.error_kind IS NOT NULL)
          ORDER BY m.seq`,
         [sessionId],
       )

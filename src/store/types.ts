@@ -287,7 +287,10 @@ export interface SessionStore {
   /** The run's messages in order, found by run id: compaction summaries do not hide them. */
   runMessages(runId: string): Promise<Message[]>;
   sessionMessages(sessionId: string, page?: MessagePage): Promise<Message[]>;
-  /** What the model sees: stored messages in order, each active summary standing in place of the range it covers. */
+  /**
+   * What the model sees: stored messages in order, each active summary standing in place of the range it
+   * covers, without the messages of runs that failed with an error (`errorKind`): a failed turn is not resent.
+   */
   history(sessionId: string): Promise<Message[]>;
 
   /**

@@ -207,4 +207,24 @@ describe("gatehouse run: model calls against an OpenAI-protocol server", { concu
       await done();
     }
   });
+
+  test("a failed turn's prompt is not sent again with the next turn of the session", async () => {
+    server.reply(apiError(400, "bad request"), answer("fine"));
+    const failed = await run(["--session", "s-failed-turn", "-p", "first question"]);
+    assert.equal(failed.code, 1);
+    server.requests.length = 0;
+    const next = await gatehouse(
+      ["run", "--model", "openai:gpt-test", "--data-dir", ".gh", "--session", "s-failed-turn", "-p", "second question"],
+      {
+        cwd: dir,
+        env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${server.origin}/v1` },
+      },
+    );
+    assert.equal(next.code, 0, next.stderr);
+    const users = server.requests[0]?.body.messages.filter((m: { role: string }) => m.role === "user");
+    assert.deepEqual(
+      users.map((m: { content: unknown }) => JSON.stringify(m.content)),
+      [JSON.stringify("second question")],
+    );
+  });
 });

@@ -113,7 +113,10 @@ describe("gatehouse sessions", { concurrency: 4 }, () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^Session s-1$/m);
     assert.match(r.stdout, /^Runs \(2\)$/m);
-    assert.match(r.stdout, /^\s+1\s+completed\s+user\s+scripted:\S+\s+\d+\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\s+\S+\s+[0-9a-f-]{36}$/m);
+    assert.match(
+      r.stdout,
+      /^\s+1\s+completed\s+user\s+scripted:\S+\s+\d+\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\s+\S+\s+[0-9a-f-]{36}$/m,
+    );
     assert.match(r.stdout, /^Messages \(6\)$/m);
     assert.match(r.stdout, /^\s+1\s+user\s+hello$/m);
     assert.match(r.stdout, /^\s+2\s+assistant\s+You said: hello$/m);

@@ -103,6 +103,22 @@ export function defineStoreSuite(label: string, factory: StoreFactory): void {
     );
 
     test(
+      "history leaves out the messages of a run that failed with an error, and keeps a max_steps run's",
+      withStore(async ({ store }) => {
+        const session = await store.createSession();
+        const failed = await store.startRun({ sessionId: session.id });
+        await store.appendMessage({ sessionId: session.id, runId: failed.id, role: "user", parts: [text("lost")] });
+        await store.finishRun(failed.id, "failed", { errorKind: "rate_limit" });
+        const stopped = await store.startRun({ sessionId: session.id });
+        await store.appendMessage({ sessionId: session.id, runId: stopped.id, role: "user", parts: [text("kept")] });
+        await store.finishRun(stopped.id, "failed", { detail: "max_steps" });
+        const texts = (await store.history(session.id)).map((m) => (m.parts[0] as { text: string }).text);
+        assert.deepEqual(texts, ["kept"]);
+        assert.equal((await store.sessionMessages(session.id)).length, 2, "both stay stored");
+      }),
+    );
+
+    test(
       "sessions list with counts, filtered by key and by parent; show gives runs, count and summaries",
       withStore(async ({ store }) => {
         const key = uniqueId("key");
