@@ -12,7 +12,7 @@ import { ENVIRONMENT_HELP, EXIT } from "./exit.js";
 import { createCliLogger, type OutStream } from "./output.js";
 import { runEndLine } from "./run-end.js";
 import { exitCodeFor, ignoreClosedTerminal, leaveBy, onSignals, type StopSignal } from "./signals.js";
-import { HELD, StatusLine } from "./status-line.js";
+import { HELD, LOCK_WAIT, StatusLine } from "./status-line.js";
 import { TerminalSanitizer, terminalLine } from "./terminal.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -500,6 +500,9 @@ function render(event: RunEvent, shown: TurnView, view: View, c: Colors): void {
       return;
     case "step":
       view.progress(thinking(shown));
+      return;
+    case "lock-wait":
+      view.note(c.dim(LOCK_WAIT), LOCK_WAIT);
       return;
     case "text-delta":
       shown.streamed = true;

@@ -1,6 +1,6 @@
 import type { RunEvent } from "../runtime/types.js";
 import { type OutStream, writeJson } from "./output.js";
-import { HELD, StatusLine } from "./status-line.js";
+import { HELD, LOCK_WAIT, StatusLine } from "./status-line.js";
 import { TerminalSanitizer, terminalLine } from "./terminal.js";
 
 export type OutputFormat = "text" | "json" | "stream-json";
@@ -27,7 +27,7 @@ export class RunWatcher {
   constructor(
     private readonly format: OutputFormat,
     private readonly stdout: OutStream,
-    stderr: OutStream,
+    private readonly stderr: OutStream,
     paint: (text: string) => string,
   ) {
     if (format !== "stream-json" && stderr.isTTY) this.#status = new StatusLine(stderr, paint);
@@ -51,6 +51,10 @@ export class RunWatcher {
     switch (event.type) {
       case "run-start":
         this.#held = event.outputHeld;
+        break;
+      case "lock-wait":
+        this.#status?.hide();
+        this.stderr.write(`gatehouse: ${LOCK_WAIT}\n`);
         break;
       case "step":
         this.#step = event.step;

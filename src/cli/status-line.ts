@@ -3,6 +3,9 @@ import type { OutStream } from "./output.js";
 /** Said while an output gate holds the answer back, in `chat` and `run`. */
 export const HELD = "(the reply is held until the output policy passes)";
 
+/** Said once when a run waits for another run of its session (another process, or another turn). */
+export const LOCK_WAIT = "waiting for another run of this session to finish…";
+
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 const INTERVAL_MS = 100;
 

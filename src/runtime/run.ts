@@ -35,7 +35,10 @@ export async function executeRun(
   const requestedAt = performance.now();
   // 0. Admission: the session, its run lock (one run per session, across processes), a run id.
   const { session, created } = child ? { session: child.session, created: true } : await openSession(deps, input);
-  const lock = await deps.store.acquireRunLock(session.id, input.signal ? { signal: input.signal } : {});
+  const lock = await deps.store.acquireRunLock(session.id, {
+    ...(input.signal ? { signal: input.signal } : {}),
+    onWait: () => emit({ type: "lock-wait", sessionId: session.id }),
+  });
   // A lock another process took over (this one missed its lease's heartbeats) means that process may
   // already have recovered this run: it stops here, as if cancelled, rather than write on.
   const signal = input.signal ? AbortSignal.any([input.signal, lock.lost]) : lock.lost;

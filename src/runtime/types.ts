@@ -89,6 +89,11 @@ export type RunEvent =
       readonly outputHeld: boolean;
     }
   | {
+      /** Another run of the session holds its run lock: this run waits for it (the wait counts in `durationMs`). */
+      readonly type: "lock-wait";
+      readonly sessionId: string;
+    }
+  | {
       readonly type: "step";
       readonly step: number;
       /** Tokens used so far by the run (sub-agents' included), when the provider reported any. */

@@ -123,6 +123,7 @@ export const RunEventSchema = z
       "run-start",
       "step",
       "retry",
+      "lock-wait",
       "text-delta",
       "tool-call",
       "tool-blocked",

@@ -111,7 +111,8 @@ export interface StoreBackend {
   /** After content was deleted or overwritten: make sure no old copy is left in the backend's files. */
   afterScrub(): Promise<void>;
   /** The cross-process half of the run lock, a lease (lease.ts); in-process order is kept by the caller. */
-  acquireLease(sessionId: string, signal: AbortSignal | undefined): Promise<HeldLease>;
+  /** `onWait`: called when another owner holds the lease and this call queues for it. */
+  acquireLease(sessionId: string, signal: AbortSignal | undefined, onWait?: () => void): Promise<HeldLease>;
   /** Sessions whose lease is held by an owner that is gone. */
   abandonedLeases(): Promise<string[]>;
   close(): Promise<void>;

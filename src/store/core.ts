@@ -206,11 +206,16 @@ export class CoreStore implements SessionStore {
   async acquireRunLock(sessionId: string, options: AcquireRunLockOptions = {}): Promise<RunLock> {
     this.assertOpen();
     parseInput(IdSchema, sessionId, "session id");
-    const releaseLocal = await this.locks.acquire(sessionId, options.signal);
+    let waited = false;
+    const onWait = () => {
+      if (!waited) options.onWait?.();
+      waited = true;
+    };
+    const releaseLocal = await this.locks.acquire(sessionId, options.signal, onWait);
     let lease: HeldLease;
     try {
       this.assertOpen();
-      lease = await this.backend.acquireLease(sessionId, options.signal);
+      lease = await this.backend.acquireLease(sessionId, options.signal, onWait);
     } catch (error) {
       releaseLocal();
       throw error;

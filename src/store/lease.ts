@@ -111,7 +111,7 @@ export class RunLeases {
     openOwners.add(this.owner);
   }
 
-  async acquire(sessionId: string, signal: AbortSignal | undefined): Promise<HeldLease> {
+  async acquire(sessionId: string, signal: AbortSignal | undefined, onWait?: () => void): Promise<HeldLease> {
     let ticket: number | null = null;
     this.waiting++;
     this.startHeartbeat();
@@ -130,7 +130,10 @@ export class RunLeases {
           if (taken !== null) await this.db.write((s) => s.leaveLeaseQueue(taken));
           return this.holding(sessionId, running);
         }
-        ticket ??= await this.db.write((s) => s.queueForLease(sessionId, this.owner, this.ttlMs));
+        if (ticket === null) {
+          ticket = await this.db.write((s) => s.queueForLease(sessionId, this.owner, this.ttlMs));
+          onWait?.();
+        }
         await delay(Math.min(2 ** attempt, MAX_POLL_MS), signal);
       }
     } catch (error) {

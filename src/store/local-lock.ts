@@ -10,7 +10,8 @@ interface Waiter {
 export class SessionLockQueues {
   private readonly queues = new Map<string, Waiter[]>();
 
-  acquire(sessionId: string, signal?: AbortSignal): Promise<() => void> {
+  /** `onWait` is called when another holder has the lock and this call queues behind it. */
+  acquire(sessionId: string, signal?: AbortSignal, onWait?: () => void): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(abortError(signal));
     return new Promise((resolve, reject) => {
       const queue = this.queues.get(sessionId) ?? [];
@@ -38,6 +39,7 @@ export class SessionLockQueues {
       signal?.addEventListener("abort", onAbort, { once: true });
       queue.push(waiter);
       if (queue.length === 1) waiter.grant();
+      else onWait?.();
     });
   }
 

@@ -583,8 +583,8 @@ class PostgresBackend implements StoreBackend {
 
   async afterScrub(): Promise<void> {}
 
-  acquireLease(sessionId: string, signal: AbortSignal | undefined): Promise<HeldLease> {
-    return this.leases.acquire(sessionId, signal);
+  acquireLease(sessionId: string, signal: AbortSignal | undefined, onWait?: () => void): Promise<HeldLease> {
+    return this.leases.acquire(sessionId, signal, onWait);
   }
 
   abandonedLeases(): Promise<string[]> {

@@ -715,8 +715,8 @@ class SqliteBackend implements StoreBackend {
     });
   }
 
-  acquireLease(sessionId: string, signal: AbortSignal | undefined): Promise<HeldLease> {
-    return this.leases.acquire(sessionId, signal);
+  acquireLease(sessionId: string, signal: AbortSignal | undefined, onWait?: () => void): Promise<HeldLease> {
+    return this.leases.acquire(sessionId, signal, onWait);
   }
 
   abandonedLeases(): Promise<string[]> {

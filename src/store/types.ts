@@ -247,6 +247,8 @@ export interface RunLock {
 
 export interface AcquireRunLockOptions {
   readonly signal?: AbortSignal;
+  /** Called once if the lock is held (by this process or another) and this call has to wait for it. */
+  readonly onWait?: () => void;
 }
 
 export type StoreKind = "sqlite" | "postgres" | "memory";

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, test } from "node:test";
 import { gatehouse, tempProjects } from "./helpers.js";
 import { gatehouseOnTty, onScreen, uncolored } from "./project-helpers.js";
@@ -24,6 +26,13 @@ const SCRIPT = {
           usage: { inputTokens: 100, outputTokens: 10 },
         },
         { text: "the child said: {{lastToolResult}}", usage: { inputTokens: 200, outputTokens: 20 } },
+      ],
+    },
+    {
+      match: "hold",
+      turns: [
+        { toolCalls: [{ name: "Bash", input: { command: "while [ ! -f go ]; do sleep 0.05; done; echo released" } }] },
+        { text: "held done" },
       ],
     },
     { match: "child task", turns: [{ text: "child answer", usage: { inputTokens: 7, outputTokens: 3 } }] },
@@ -135,5 +144,41 @@ describe("gatehouse run: output and progress", { concurrency: 2 }, () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /\(the reply is held until the output policy passes\)/);
     assert.equal(r.stdout, "hello there\n");
+  });
+
+  test("a run waiting for its session's lock says so in one line, and the wait counts in durationMs", async () => {
+    const cwd = await fresh();
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      void writeFile(join(cwd, "go"), "");
+    };
+    let second: Promise<Awaited<ReturnType<typeof gatehouse>>> | undefined;
+    const first = gatehouse(["run", "--session", "s-lock", "-p", "hold", "--output-format", "stream-json"], {
+      cwd,
+      onStdout: (soFar) => {
+        // The first run holds the session's lock (it is in its tool call): the second has to wait.
+        if (second || !soFar.includes('"type":"tool-call"')) return;
+        second = gatehouse(["run", "--session", "s-lock", "-p", "hi", "--json"], {
+          cwd,
+          onStderr: (err) => {
+            if (err.includes("waiting for another run")) release();
+          },
+        });
+      },
+    });
+    const a = await first;
+    assert.equal(a.code, 0, a.stderr);
+    assert.ok(second, "the second run started");
+    const b = await second;
+    assert.equal(b.code, 0, b.stderr);
+    assert.equal(
+      b.stderr.match(/^gatehouse: waiting for another run of this session to finish…$/gm)?.length,
+      1,
+      b.stderr,
+    );
+    const result = JSON.parse(b.stdout);
+    assert.ok(Number.isInteger(result.durationMs));
   });
 });

@@ -57,7 +57,7 @@ const OTHER_STORE_METHODS = [
 ];
 /** Run events that carry text a user sees, and those that do not (src/runtime/types.ts). */
 const TEXT_EVENTS = ["text-delta", "final", "blocked", "tool-call", "tool-blocked", "tool-result"];
-const PROGRESS_EVENTS = ["run-start", "step", "retry", "approval-requested", "compacted", "run-end"];
+const PROGRESS_EVENTS = ["run-start", "step", "retry", "lock-wait", "approval-requested", "compacted", "run-end"];
 /** RunState methods that emit text or set what was delivered. */
 const DELIVERY_METHODS = ["emitText", "setDelivered", "setBlocked"];
 
