@@ -1,4 +1,5 @@
 import pc from "picocolors";
+import { lazyRequire } from "../core/lazy-require.js";
 import { maskSecrets } from "../core/secrets.js";
 import type { HostLogger } from "../plugins/host.js";
 import { terminalJson, terminalLine } from "./terminal.js";
@@ -42,15 +43,55 @@ export function createCliLogger(stream: OutStream, env: Env): CliLogger {
   const threshold = wanted < 0 ? LEVELS.indexOf("warn") : wanted;
   const c = colorsFor(stream, env);
   const paint: Record<Level, (s: string) => string> = { debug: c.dim, info: c.dim, warn: c.yellow, error: c.red };
+  const write = (level: Level, message: string) =>
+    stream.write(`${paint[level]("gatehouse:")} ${terminalLine(maskSecrets(message))}\n`);
+  const json = env.GATEHOUSE_LOG_FORMAT?.toLowerCase() === "json";
+  // pino (~70 ms to load) only when debug lines or JSON lines are asked for: the default stays light.
+  const emit = json || threshold === 0 ? pinoLines(stream, LEVELS[threshold] as Level, json, write) : undefined;
   const line = (level: Level) => (message: string) => {
     if (LEVELS.indexOf(level) < threshold) return;
-    stream.write(`${paint[level]("gatehouse:")} ${terminalLine(maskSecrets(message))}\n`);
+    if (emit) emit(level, message);
+    else write(level, message);
   };
   const logger = { debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") };
   return {
     ...logger,
+    debugEnabled: threshold === 0,
     mcp: { warn: (_obj, msg) => logger.warn(msg), debug: (_obj, msg) => logger.debug(msg) },
   };
+}
+
+const loadPino = lazyRequire<typeof import("pino")>("pino");
+
+/**
+ * Log lines through pino: with `GATEHOUSE_LOG_FORMAT=json`, pino's own JSON lines (time, level,
+ * msg; secrets masked); otherwise pino decides and the line is printed as every other `gatehouse:` line.
+ */
+function pinoLines(
+  stream: OutStream,
+  level: Level,
+  json: boolean,
+  write: (level: Level, message: string) => void,
+): (level: Level, message: string) => void {
+  const { pino, stdTimeFunctions } = loadPino();
+  const destination = json
+    ? { write: (text: string) => stream.write(maskSecrets(text)) }
+    : {
+        write: (text: string) => {
+          const entry = JSON.parse(text) as { level: Level; msg: string };
+          write(entry.level, entry.msg);
+        },
+      };
+  const logger = pino(
+    {
+      level,
+      base: null,
+      timestamp: json ? stdTimeFunctions.isoTime : false,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination,
+  );
+  return (lvl, message) => logger[lvl](json ? terminalLine(message) : message);
 }
 
 /** `--json` output: one JSON line, escaped for a terminal (`terminalJson`). */

@@ -26,6 +26,8 @@ export interface HostLogger {
   info(message: string): void;
   warn(message: string): void;
   error(message: string): void;
+  /** Whether `debug` lines are shown: costly debug-only work (a hook decision log) is skipped otherwise. */
+  readonly debugEnabled?: boolean;
 }
 
 export interface PluginInfo {

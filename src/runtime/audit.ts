@@ -66,6 +66,25 @@ export function auditInterceptor(store: SessionStore, logger: HostLogger): HookI
   };
 }
 
+/**
+ * `GATEHOUSE_LOG_LEVEL=debug` / `--verbose`: one line per hook dispatch that had handlers — the hook,
+ * how many handlers, what was decided (pass, block, claim), how long it took. Never the event or a reason.
+ */
+export function debugInterceptor(logger: HostLogger): HookInterceptor {
+  return {
+    name: "debug-log",
+    result(d, out) {
+      if (d.handlers === 0) return;
+      const o = (out ?? {}) as DecisionShape;
+      const by = o.by ?? o.decidedBy;
+      const decision = o.outcome === "block" || o.decidedBy ? "block" : o.handled ? "claim" : (o.outcome ?? "done");
+      logger.debug(
+        `hook ${d.hook}: ${d.handlers} ${d.handlers === 1 ? "handler" : "handlers"}, ${decision}${by ? ` by ${by.pluginId}` : ""} in ${Math.round(performance.now() - d.startedAt)} ms`,
+      );
+    },
+  };
+}
+
 /** A block's category as records keep it: a short slug (no spaces), or undefined. */
 export function categorySlug(category: string | undefined): string | undefined {
   const slug = category

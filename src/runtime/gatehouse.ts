@@ -20,7 +20,7 @@ import type { SessionStore } from "../store/types.js";
 import type { McpConnection, McpLogger } from "../tools/mcp.js";
 import type { McpServersConfig } from "../tools/mcp-config.js";
 import type { Tool } from "../tools/types.js";
-import { auditInterceptor } from "./audit.js";
+import { auditInterceptor, debugInterceptor } from "./audit.js";
 import type { ModelResolver, ResolvedModel, RuntimeConfig, RuntimeDeps } from "./deps.js";
 import { recoverAbandonedRuns } from "./doors/unchecked.js";
 import { dropEvents, RunEventChannel } from "./events.js";
@@ -188,6 +188,8 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
             ...(given ?? resolveStoreOptions({ projectDir: config.cwd, ...(options.env ? { env: options.env } : {}) })),
           });
     engine.intercept(auditInterceptor(store, logger));
+    // Only when debug lines are shown: an interceptor costs every dispatch.
+    if (logger.debugEnabled) engine.intercept(debugInterceptor(logger));
     const tools = new Map<string, Tool>((options.tools ?? []).map((t) => [t.name, t]));
     if (options.mcpServers && Object.keys(options.mcpServers).length) {
       // The MCP SDK (and its ajv, zod-to-json-schema, eventsource…) loads only when servers are configured.

@@ -181,4 +181,35 @@ describe("gatehouse run: output and progress", { concurrency: 2 }, () => {
     const result = JSON.parse(b.stdout);
     assert.ok(Number.isInteger(result.durationMs));
   });
+
+  test("--verbose logs model calls, tool calls and hook decisions as metadata, never content", async () => {
+    const cwd = await gated();
+    const r = await gatehouse(["run", "-p", "loop secret-prompt-words", "--verbose"], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^gatehouse: model call: step 1, scripted:\S+, \d+ messages, \d+ tools$/m);
+    assert.match(r.stderr, /^gatehouse: model call: step 3 done in \d+ ms, stop, 0 tool calls, tokens in 30 out 5$/m);
+    assert.match(r.stderr, /^gatehouse: tool call: Bash \(\S+\) done in \d+ ms$/m);
+    assert.match(r.stderr, /^gatehouse: hook message_sending: 1 handler, done in \d+ ms$/m);
+    for (const content of ["secret-prompt-words", "echo one", "done looping"])
+      assert.ok(!r.stderr.includes(content), `${content} in ${r.stderr}`);
+  });
+
+  test("GATEHOUSE_LOG_FORMAT=json writes pino's JSON lines", async () => {
+    const cwd = await fresh();
+    const r = await gatehouse(["run", "-p", "hi"], {
+      cwd,
+      env: { GATEHOUSE_LOG_LEVEL: "debug", GATEHOUSE_LOG_FORMAT: "json" },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stderr
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    assert.ok(lines.length > 0);
+    for (const entry of lines) {
+      assert.equal(entry.level, "debug");
+      assert.equal(typeof entry.time, "string");
+    }
+    assert.ok(lines.some((e) => /^model call: step 1 done/.test(e.msg)));
+  });
 });

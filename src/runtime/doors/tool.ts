@@ -183,6 +183,9 @@ async function runToolCall(
     state.signal.throwIfAborted();
     error = thrown instanceof Error ? thrown.message : String(thrown);
   }
+  deps.logger.debug(
+    `tool call: ${toolName} (${toolCallId}) ${error === undefined ? "done" : "failed"} in ${Math.round(performance.now() - startedAt)} ms`,
+  );
   const post = await engine.emit("after_tool_call", {
     toolName,
     params,
