@@ -2,9 +2,9 @@
 export const EXIT = {
   /** The turn completed, or a plugin answered it. */
   ok: 0,
-  /** The run failed or was cancelled. */
+  /** The run failed, was cancelled or reached its step limit (max_steps). */
   failed: 1,
-  /** Bad input or configuration: a bad flag, gatehouse.json, model spec or scripted file, no model, no prompt. */
+  /** Bad input or configuration: a bad flag, gatehouse.json, model spec or scripted file, no model, a missing API key, no prompt. */
   usage: 2,
   /** A policy hook blocked the turn. */
   blocked: 3,
@@ -17,9 +17,11 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 export const EXIT_CODES_HELP = `
 Exit status:
     0  the turn completed (or a plugin answered it)
-    1  the run failed or was cancelled (the first Ctrl-C cancels it cleanly)
+    1  the run failed, was cancelled (the first Ctrl-C cancels it cleanly) or reached
+       its step limit (outcome max_steps; --max-turns)
     2  bad input or configuration: a bad flag, gatehouse.json, model spec or scripted
-       file, no model configured, an empty prompt, a plugin that cannot be loaded
+       file, no model configured, a missing API key, an empty prompt, a plugin that
+       cannot be loaded
     3  a policy hook blocked the turn (its notice is printed as the reply)
   130  a second Ctrl-C: gatehouse stopped at once, without waiting for the cancelled
        run to wind down; every process it started was killed first
@@ -47,7 +49,9 @@ Environment:
   GATEHOUSE_DATA_DIR      data folder instead of ./.gatehouse (--data-dir wins)
   GATEHOUSE_DATABASE_URL  store (postgres://…, memory, or a file); wins over gatehouse.json "store"
   GATEHOUSE_HOST, GATEHOUSE_PORT  where serve listens; --host/--port win, gatehouse.json "server" loses
-  GATEHOUSE_LOG_LEVEL     debug, info, warn (default) or error; logs go to stderr
+  GATEHOUSE_LOG_LEVEL     debug, info, warn (default) or error; logs go to stderr (debug: model
+                          calls, tool calls, hook decisions, metadata only)
+  GATEHOUSE_LOG_FORMAT    json: log lines as JSON (pino) instead of "gatehouse: ..." lines
   GATEHOUSE_CONSOLE_ASSETS  serve and console: a web console built from source, served instead
   MCP_TIMEOUT             how long an MCP server has to start and answer, in ms (default 30000)
   NO_COLOR                no colors (they are used only on a terminal)`;
