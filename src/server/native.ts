@@ -57,6 +57,10 @@ const runJson = (r: Run) => ({
   depth: r.depth,
   startedAt: r.startedAt,
   endedAt: r.endedAt,
+  ...(r.model === undefined ? {} : { model: r.model }),
+  ...(r.usage === undefined ? {} : { usage: r.usage }),
+  ...(r.detail === undefined ? {} : { detail: r.detail }),
+  ...(r.errorKind === undefined ? {} : { errorKind: r.errorKind }),
 });
 
 /** A block notice's attribution, as the store keeps it beside the notice (never a reason). */

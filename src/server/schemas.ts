@@ -55,6 +55,12 @@ export const MessageSchema = z.object({
     .describe("On a block notice: the plugin and hook that blocked (never a reason)."),
 });
 
+export const UsageSchema = z.object({
+  inputTokens: z.number().optional(),
+  outputTokens: z.number().optional(),
+  totalTokens: z.number().optional(),
+});
+
 export const RunSchema = z.object({
   id: z.string(),
   sessionId: z.string(),
@@ -63,6 +69,10 @@ export const RunSchema = z.object({
   depth: z.number(),
   startedAt: z.string(),
   endedAt: z.string().nullable(),
+  model: z.string().optional().describe("The model the run used (provider:model)."),
+  usage: UsageSchema.optional().describe("Tokens the run used, its sub-agents' included."),
+  detail: z.string().optional().describe("Why it ended, beyond its status: max_steps, interrupted."),
+  errorKind: z.string().optional().describe("A failed run's error kind: auth, rate_limit, connection…"),
 });
 
 export const SessionDetailSchema = SessionSchema.extend({
@@ -82,12 +92,6 @@ export const RunBody = z.strictObject({
     .optional()
     .describe("Answer with Server-Sent Events of the run's events (as does Accept: text/event-stream)."),
   model: z.string().optional().describe("An agent profile id from GET /v1/models (default: the first)."),
-});
-
-export const UsageSchema = z.object({
-  inputTokens: z.number().optional(),
-  outputTokens: z.number().optional(),
-  totalTokens: z.number().optional(),
 });
 
 export const RunResultSchema = z
