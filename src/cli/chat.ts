@@ -483,13 +483,16 @@ interface TurnView {
   final: boolean;
   /** An output gate holds the reply until it passed. */
   held: boolean;
+  /** Tokens used so far, as the last step reported. */
+  tokens?: number;
   /** Tool call id → how its line names it, e.g. `Bash(ls -la)`. */
   readonly labels: Map<string, string>;
 }
 
 /** The progress text while the model works: with an output gate, why no text streams. */
-function thinking(shown: Pick<TurnView, "held">): string {
-  return shown.held ? `thinking… ${HELD}` : "thinking…";
+function thinking(shown: Pick<TurnView, "held" | "tokens">): string {
+  const tokens = shown.tokens === undefined ? "" : ` · ${shown.tokens} tokens`;
+  return shown.held ? `thinking…${tokens} ${HELD}` : `thinking…${tokens}`;
 }
 
 function render(event: RunEvent, shown: TurnView, view: View, c: Colors): void {
@@ -499,6 +502,7 @@ function render(event: RunEvent, shown: TurnView, view: View, c: Colors): void {
       view.progress(thinking(shown));
       return;
     case "step":
+      if (event.tokens !== undefined) shown.tokens = event.tokens;
       view.progress(thinking(shown));
       return;
     case "lock-wait":

@@ -438,6 +438,33 @@ describe("chatSession on a terminal", () => {
     assert.deepEqual(await done, { sessionId: "s-live", turns: 1, reason: "eof" });
   });
 
+  test("the progress line animates with the elapsed time and tokens, and says when an output gate holds the reply", async () => {
+    const term = terminal();
+    const runs = scriptedRuns();
+    const done = session(term, { gatehouse: runs.gatehouse, color: false });
+    term.type("go\r");
+    const run = await runs.run(1);
+    run.channel.push({ type: "run-start", sessionId: "s1", runId: "r1", outputHeld: true });
+    await term.until("thinking… (the reply is held until the output policy passes) · 0.");
+    run.channel.push({ type: "step", step: 2, tokens: 42 });
+    const mark = term.shown.length;
+    await term.until("thinking… · 42 tokens (the reply is held until the output policy passes) · ", mark);
+    // Redrawn on its own while nothing happens: a new spinner frame. (Its timer is unref'd, as the
+    // chat's stdin keeps a real process alive; this handle stands in for it.)
+    const alive = setInterval(() => {}, 60_000);
+    const frames = new Set<string>();
+    for (let seen = term.shown.length; frames.size < 2; seen = term.shown.length) {
+      await term.until("42 tokens", seen);
+      for (const m of term.shown.slice(mark).matchAll(/([⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]) thinking/g)) frames.add(m[1] ?? "");
+    }
+    clearInterval(alive);
+    run.channel.push({ type: "final", text: "ok" });
+    run.finish({ reply: "ok" });
+    await term.until("> ", term.shown.length);
+    term.input.end();
+    await done;
+  });
+
   test("held-back text (output gates) is printed when the final event comes; blocks and tools get their lines", async () => {
     const term = terminal();
     const runs = scriptedRuns();

@@ -227,4 +227,59 @@ describe("gatehouse run: model calls against an OpenAI-protocol server", { concu
       [JSON.stringify("second question")],
     );
   });
+
+  test("Anthropic: a 529 overloaded is retried, and stream-json shows the retry as a run event", async () => {
+    const ev = (type: string, data: Record<string, unknown> = {}): SseFrame => ({
+      event: type,
+      data: { type, ...data },
+    });
+    const reply: Reply = {
+      sse: [
+        ev("message_start", {
+          message: {
+            id: "msg_1",
+            type: "message",
+            role: "assistant",
+            content: [],
+            model: "claude-test",
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 5, output_tokens: 1 },
+          },
+        }),
+        ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+        ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: "bonjour" } }),
+        ev("content_block_stop", { index: 0 }),
+        ev("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: 2 } }),
+        ev("message_stop"),
+      ],
+    };
+    server.reply(
+      {
+        status: 529,
+        json: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
+        headers: { "retry-after": "0" },
+      },
+      reply,
+    );
+    server.requests.length = 0;
+    const r = await gatehouse(
+      ["run", "--model", "anthropic:claude-test", "--data-dir", ".gh", "-p", "hi", "--output-format", "stream-json"],
+      {
+        cwd: dir,
+        env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.origin },
+      },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(server.requests.length, 2);
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      events.filter((e) => e.type === "retry"),
+      [{ type: "retry", step: 1, attempt: 2, delayMs: 0, kind: "server", status: 529 }],
+    );
+    assert.equal(events.at(-1).result.reply, "bonjour");
+  });
 });

@@ -522,7 +522,13 @@ describe("agent_end, failure and cancellation", () => {
 
   test("a provider error fails the run; agent_end reports it", async () => {
     const ends: string[] = [];
-    const p = plugin("p", (api) => api.on("agent_end", (e) => void ends.push(`${e.outcome}:${e.success}`)));
+    const failures: unknown[] = [];
+    const p = plugin("p", (api) =>
+      api.on("agent_end", (e) => {
+        ends.push(`${e.outcome}:${e.success}`);
+        failures.push({ error: e.error, kind: e.failure?.kind, provider: e.failure?.provider });
+      }),
+    );
     const { gatehouse, store } = testGatehouse(
       { runs: [{ turns: [{ error: { message: "overloaded" } }] }] },
       { plugins: [p] },
@@ -531,7 +537,12 @@ describe("agent_end, failure and cancellation", () => {
     assert.equal(result.outcome, "failed");
     assert.match(result.error?.message ?? "", /overloaded/);
     assert.deepEqual(ends, ["failed:false"]);
+    // The error as data: agent_end's failure says the same as the result; error keeps OpenClaw's string.
+    assert.deepEqual(failures, [
+      { error: result.error?.message, kind: result.error?.kind, provider: result.error?.provider },
+    ]);
     assert.equal((await store.getRun(result.runId))?.status, "failed");
+    assert.equal((await store.getRun(result.runId))?.errorKind, result.error?.kind);
   });
 
   test("aborting the signal cancels the run cleanly: agent_end fires and no tool call is left unanswered", async () => {
