@@ -156,7 +156,9 @@ async function stepOverheads(
     await gatehouse.ready();
     const first = await gatehouse.run({ prompt: `warm-up ${n++}` });
     if (first.outcome !== "completed" || first.steps !== STEPS) {
-      throw new Error(`P6 setup: run ended ${first.outcome} after ${first.steps} steps (${first.error?.message ?? ""})`);
+      throw new Error(
+        `P6 setup: run ended ${first.outcome} after ${first.steps} steps (${first.error?.message ?? ""})`,
+      );
     }
     // The calls of one run, replayed as they are for the model-only baseline.
     calls = rec.calls.slice(-STEPS);
@@ -293,7 +295,8 @@ async function p7(): Promise<void> {
     logger: silent,
   });
   const warm = await gatehouse.run({ prompt: "warm-up" });
-  if (warm.outcome !== "completed") throw new Error(`P7 setup: warm-up run ${warm.outcome} (${warm.error?.message ?? ""})`);
+  if (warm.outcome !== "completed")
+    throw new Error(`P7 setup: warm-up run ${warm.outcome} (${warm.error?.message ?? ""})`);
   const floor = new SqliteFloor(join(tempDir(), "floor.db"));
   floor.round("warm-up", 100, TURNS);
   gc();

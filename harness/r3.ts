@@ -345,7 +345,9 @@ async function nextRunWorks(store: SessionStore, sessions: string[], dir: string
   for (const sessionId of sessions) {
     const result = await gatehouse.run({ prompt: "[after] still there?", sessionId });
     if (result.outcome !== "completed" || result.reply !== "after the crash")
-      problems.push(`the next run on session ${sessionId} did not complete: ${result.outcome} ${result.error?.message ?? ""}`);
+      problems.push(
+        `the next run on session ${sessionId} did not complete: ${result.outcome} ${result.error?.message ?? ""}`,
+      );
     const dangling = danglingCalls(await store.history(sessionId));
     if (dangling.length)
       problems.push(
