@@ -3,6 +3,7 @@ import type { Message } from "../core/message.js";
 import { messageText } from "../core/message.js";
 import { collectStream } from "../models/collect.js";
 import { toModelPrompt } from "../models/prompt.js";
+import { withModelRetries } from "../models/retry.js";
 import type { RuntimeDeps } from "./deps.js";
 import type { RunState } from "./state.js";
 
@@ -71,8 +72,14 @@ export async function compact(
     ),
     { role: "user", content: [{ type: "text", text: [SUMMARY_INSTRUCTION, ...extra].join("\n\n") }] },
   ];
-  const { stream } = await state.model.model.doStream({ prompt, abortSignal: state.signal });
-  const response = await collectStream(stream);
+  // The summary reaches nobody as it streams: any retryable failure may be tried again.
+  const response = await withModelRetries(
+    async () => {
+      const { stream } = await state.model.model.doStream({ prompt, abortSignal: state.signal });
+      return collectStream(stream);
+    },
+    { maxRetries: deps.config.model.maxRetries, signal: state.signal },
+  );
   state.addUsage(response.usage);
   const summary = messageText(response).trim() || "(no summary)";
   const first = range[0] as Message;
