@@ -119,6 +119,10 @@ export function resolvedConfig(
       value: path(settings.dataDir),
       from: flags.dataDir !== undefined ? "--data-dir" : env.GATEHOUSE_DATA_DIR ? "GATEHOUSE_DATA_DIR" : "default",
     },
+    modelSettings: {
+      value: { ...defaults.model, ...settings.runtime.model },
+      from: settings.runtime.model === undefined ? "default" : "gatehouse.json",
+    },
     maxSteps: given(config.maxSteps, defaults.maxSteps),
     subagentDepth: given(config.subagents?.maxDepth, 1),
     systemPrompt: given(config.systemPrompt, defaults.systemPrompt),
@@ -158,6 +162,14 @@ function render(r: ReturnType<typeof resolvedConfig>, c: Colors, { terminalJson,
   const list = (items: readonly string[]) => t(items.join(", ")) || "none";
   row("config file", r.configFile === null ? c.dim("none") : t(r.configFile));
   row("model", r.model ? t(r.model.value) : c.yellow('none (set --model, GATEHOUSE_MODEL or "model")'), r.model?.from);
+  const m = r.modelSettings.value;
+  const modelSettings = [
+    `maxRetries ${m.maxRetries}`,
+    ...(m.temperature === undefined ? [] : [`temperature ${m.temperature}`]),
+    ...(m.maxOutputTokens === undefined ? [] : [`maxOutputTokens ${m.maxOutputTokens}`]),
+    ...(m.reasoningEffort === undefined ? [] : [`reasoningEffort ${m.reasoningEffort}`]),
+  ];
+  row("model calls", modelSettings.join(", "), r.modelSettings.from);
   row("store", `${r.store.kind} ${t(r.store.location)}`, r.store.from);
   row("data dir", t(r.dataDir.value), r.dataDir.from);
   row("max steps", String(r.maxSteps.value), r.maxSteps.from);

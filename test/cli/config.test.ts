@@ -116,6 +116,7 @@ describe("gatehouse config", { concurrency: 4 }, () => {
       "model",
       "store",
       "dataDir",
+      "modelSettings",
       "maxSteps",
       "subagentDepth",
       "systemPrompt",
@@ -132,6 +133,7 @@ describe("gatehouse config", { concurrency: 4 }, () => {
     assert.equal(c.configFile, "gatehouse.json");
     assert.deepEqual(c.model, { value: "scripted:echo", from: "gatehouse.json" });
     assert.deepEqual(c.maxSteps, { value: 7, from: "gatehouse.json" });
+    assert.deepEqual(c.modelSettings, { value: { maxRetries: 2 }, from: "default" });
     assert.deepEqual(c.subagentDepth, { value: 1, from: "default" });
     assert.deepEqual(c.systemPrompt, { value: "You are a helpful assistant.", from: "default" });
     assert.deepEqual(c.compaction, { value: { contextTokens: 100000, keepRecent: 6 }, from: "default" });
