@@ -58,6 +58,7 @@ interface Resolved {
   model: { value: string; from: string } | null;
   store: { kind: string; location: string; from: string };
   dataDir: { value: string; from: string };
+  modelSettings: { value: Record<string, unknown>; from: string };
   maxSteps: { value: number; from: string };
   subagentDepth: { value: number; from: string };
   systemPrompt: { value: string; from: string };
