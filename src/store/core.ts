@@ -332,7 +332,9 @@ export class CoreStore implements SessionStore {
           createdAt: at,
           ...(plan.seq === undefined ? {} : { seq: plan.seq }),
         });
-        await tx.setRunStatus(runId, parsed.status ?? "blocked", run.endedAt);
+        if (parsed.detail === undefined) await tx.setRunStatus(runId, parsed.status ?? "blocked", run.endedAt);
+        // With its detail, in the same transaction: a reader never sees the status without it.
+        else await tx.finishRun(runId, parsed.status ?? "blocked", run.endedAt ?? at, { detail: parsed.detail });
         return { replacement, removedMessages: plan.removals.length, droppedSummaries: covering.length, changed: true };
       },
       (result) => result.changed,

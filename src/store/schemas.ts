@@ -51,6 +51,7 @@ export const BlockSchema = z
     hook: slug,
     category: slug.optional(),
     status: z.enum(RUN_STATUSES).exclude(["running"]).optional(),
+    detail: slug.optional(),
   })
   .strict();
 

@@ -161,6 +161,8 @@ export interface BlockInput {
    * sub-agent run under it) keeps its own outcome when its unchecked output gives way to the notice.
    */
   readonly status?: FinalRunStatus;
+  /** Why the run ended, recorded with the status (`interrupted` for a recovered run). */
+  readonly detail?: string;
 }
 
 export interface BlockResult {

@@ -226,7 +226,12 @@ describe("an instance killed mid-run", { skip }, () => {
         await new Promise((r) => child.once("close", r));
         const firstRun = async () => (await api(other, "GET", `/v1/sessions/${session.body.id}`)).body.runs[0];
         while ((await firstRun()).status === "running") await new Promise((r) => setTimeout(r, 50));
-        assert.equal((await firstRun()).status, "blocked", "the interrupted run is recovered, not left running");
+        // Recovered as interrupted (failed, detail interrupted): no policy decided it.
+        assert.deepEqual(
+          [(await firstRun()).status, (await firstRun()).detail],
+          ["failed", "interrupted"],
+          "the interrupted run is recovered, not left running",
+        );
         const after = await postgresRows(db.url, "public");
         for (const sink of after)
           assert.ok(!sinkHas(sink, "UNCHECKED-CANARY-71a9"), `unchecked output left in ${sink.name}`);

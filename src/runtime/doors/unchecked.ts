@@ -22,15 +22,18 @@ export async function recoverInterruptedRuns(deps: RuntimeDeps, sessionId: strin
   const children = await subagentRuns(store, sessionId, stale, (run) => run.status === "running");
   // Interrupted is not a policy decision: the runs end "failed" with the detail "interrupted"; their
   // unchecked output goes as a block would take it.
-  const block = { notice: notices.interrupted, blockedBy: "gatehouse", hook: "recovery", status: "failed" } as const;
+  const block = {
+    notice: notices.interrupted,
+    blockedBy: "gatehouse",
+    hook: "recovery",
+    status: "failed",
+    detail: "interrupted",
+  } as const;
   for (const run of stale) {
     if ((await store.runMessages(run.id)).length > 0) await store.blockRun(run.id, block);
-    await store.finishRun(run.id, "failed", { detail: "interrupted" });
+    else await store.finishRun(run.id, "failed", { detail: "interrupted" });
   }
-  for (const run of children) {
-    await store.blockPrompt(run.id, block);
-    await store.finishRun(run.id, "failed", { detail: "interrupted" });
-  }
+  for (const run of children) await store.blockPrompt(run.id, block);
   for (const run of [...stale, ...children])
     deps.logger.warn(`run ${run.id} was interrupted (its process ended); its unchecked output was removed`);
 }
