@@ -23,6 +23,8 @@ export class RunWatcher {
   /** Text was written to stdout as it streamed. */
   streamed = false;
   #pending: Promise<void> = Promise.resolve();
+  /** Questions on screen (approvals): the status line waits. */
+  #asides = 0;
 
   constructor(
     private readonly format: OutputFormat,
@@ -76,7 +78,19 @@ export class RunWatcher {
       default:
         break;
     }
-    if (!this.#open) this.#status?.show(this.describe());
+    if (!this.#open && this.#asides === 0) this.#status?.show(this.describe());
+  }
+
+  /** Runs `fn` (an approval question on the terminal) with the status line erased and not redrawn. */
+  async aside<T>(fn: () => Promise<T>): Promise<T> {
+    this.#asides++;
+    this.#status?.hide();
+    this.endText();
+    try {
+      return await fn();
+    } finally {
+      this.#asides--;
+    }
   }
 
   /** Stops the status line and ends streamed text with a newline; resolves once every write was handed over. */

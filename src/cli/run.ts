@@ -73,12 +73,14 @@ async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<Exit
   checkId("--job-id", flags.jobId);
   const prepared = await prepareGatehouse(flags, io, log);
   const prompt = await readPrompt(flags, io, log);
-  const { gatehouse, close } = await openGatehouse(prepared, io, log, {
-    // On a terminal the user is asked; without one, approvals are denied.
-    approver: createTerminalApprover({ input: io.stdin, output: io.stderr }),
-  });
   const format = flags.outputFormat ?? (flags.json ? "json" : "text");
   const watcher = new RunWatcher(format, io.stdout, io.stderr, colorsFor(io.stderr, io.env).dim);
+  // On a terminal the user is asked; without one, approvals are denied.
+  const ask = createTerminalApprover({ input: io.stdin, output: io.stderr });
+  const { gatehouse, close } = await openGatehouse(prepared, io, log, {
+    // The status line steps aside while the question is on screen.
+    approver: (request, signal) => watcher.aside(() => ask(request, signal)),
+  });
   try {
     const result = await turn(gatehouse, flags, prompt, watcher, io.signal);
     return await report(result, format, watcher.streamed, io, log);
