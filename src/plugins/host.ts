@@ -26,7 +26,10 @@ export interface HostLogger {
   info(message: string): void;
   warn(message: string): void;
   error(message: string): void;
-  /** Whether `debug` lines are shown: costly debug-only work (a hook decision log) is skipped otherwise. */
+  /**
+   * True when `debug` lines are shown: only then does the runtime write its own debug lines (model
+   * calls, retries, tool calls, hook decisions), which cost every step to build.
+   */
   readonly debugEnabled?: boolean;
 }
 

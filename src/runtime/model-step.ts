@@ -36,7 +36,10 @@ export async function callModel(
     ...callSettings(settings, provider),
     providerOptions: { ...providerSettings(settings, provider), gatehouse: { runPrompt: state.prompt, step } },
   };
-  logger.debug(`model call: step ${step}, ${provider}:${modelId}, ${prompt.length} messages, ${tools.length} tools`);
+  // Debug lines are built only when someone reads them: this runs at every step.
+  const debug = logger.debugEnabled === true;
+  if (debug)
+    logger.debug(`model call: step ${step}, ${provider}:${modelId}, ${prompt.length} messages, ${tools.length} tools`);
   let response: CollectedResponse;
   try {
     response = await withModelRetries(
@@ -76,7 +79,7 @@ export async function callModel(
   } catch (error) {
     const cause = error instanceof ModelCallFailure ? error.cause : error;
     const durationMs = Math.round(performance.now() - started);
-    logger.debug(`model call: step ${step} failed after ${durationMs} ms`);
+    if (debug) logger.debug(`model call: step ${step} failed after ${durationMs} ms`);
     engine.emit("model_call_ended", {
       provider,
       model: modelId,
@@ -88,9 +91,10 @@ export async function callModel(
   }
   state.addUsage(response.usage);
   const durationMs = performance.now() - started;
-  logger.debug(
-    `model call: step ${step} done in ${Math.round(durationMs)} ms, ${response.finishReason}, ${response.toolCalls.length} tool calls, tokens in ${response.usage.inputTokens ?? "?"} out ${response.usage.outputTokens ?? "?"}`,
-  );
+  if (debug)
+    logger.debug(
+      `model call: step ${step} done in ${Math.round(durationMs)} ms, ${response.finishReason}, ${response.toolCalls.length} tool calls, tokens in ${response.usage.inputTokens ?? "?"} out ${response.usage.outputTokens ?? "?"}`,
+    );
   if (engine.hasHooks("model_call_ended"))
     engine.emit("model_call_ended", { provider, model: modelId, step, durationMs, usage: plainUsage(response.usage) });
   if (engine.hasHooks("llm_output"))

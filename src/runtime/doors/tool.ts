@@ -183,9 +183,10 @@ async function runToolCall(
     state.signal.throwIfAborted();
     error = thrown instanceof Error ? thrown.message : String(thrown);
   }
-  deps.logger.debug(
-    `tool call: ${toolName} (${toolCallId}) ${error === undefined ? "done" : "failed"} in ${Math.round(performance.now() - startedAt)} ms`,
-  );
+  if (deps.logger.debugEnabled === true)
+    deps.logger.debug(
+      `tool call: ${toolName} (${toolCallId}) ${error === undefined ? "done" : "failed"} in ${Math.round(performance.now() - startedAt)} ms`,
+    );
   const post = await engine.emit("after_tool_call", {
     toolName,
     params,
