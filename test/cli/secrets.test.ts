@@ -214,7 +214,10 @@ describe("secrets through every configuration source and error path", { concurre
     );
     assert.match(run?.stderr ?? "", /MCP server "local".*--token \*\*\*\* --api-key=\*\*\*\*/);
     assert.match(run?.stderr ?? "", /MCP server "remote".*http:\/\/u:\*\*\*\*@127\.0\.0\.1:1\/mcp/);
-    assert.match((JSON.parse(json?.stdout ?? "{}") as { error?: string }).error ?? "", /bob:\*\*\*\*@/);
+    assert.match(
+      (JSON.parse(json?.stdout ?? "{}") as { error?: { message: string } }).error?.message ?? "",
+      /bob:\*\*\*\*@/,
+    );
     assert.equal(baseUrl?.code, 1, baseUrl?.stderr);
     assert.match(chat?.stderr ?? "", /run failed/);
     assert.equal(store?.code, 1, store?.stderr);
