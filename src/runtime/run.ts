@@ -331,6 +331,7 @@ function storedUsage(usage: ModelUsage): RunUsage {
 }
 
 function result(state: RunState, sessionId: string): RunResult {
+  const usage = state.totalUsage();
   return {
     sessionId,
     runId: state.runId,
@@ -338,7 +339,7 @@ function result(state: RunState, sessionId: string): RunResult {
     reply: state.reply,
     ...(state.blockedBy ? { blockedBy: state.blockedBy } : {}),
     steps: state.totalSteps(),
-    ...(state.totalUsage() ? { usage: state.totalUsage() } : {}),
+    ...(usage ? { usage } : {}),
     ...(state.children.length ? { children: state.children } : {}),
     durationMs: state.durationMs(),
     ...(state.error === undefined ? {} : { error: state.error }),

@@ -63,6 +63,10 @@ export function createAgentTool(
       ctx.signal.throwIfAborted();
       if (result.outcome === "failed")
         throw new ToolError(`the sub-agent failed: ${result.error?.message ?? "unknown error"}`);
+      if (result.outcome === "max_steps")
+        throw new ToolError(
+          `the sub-agent stopped after ${result.steps} model calls, its step limit, before it answered`,
+        );
       return result.reply ?? "";
     },
   };

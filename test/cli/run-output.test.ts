@@ -35,6 +35,21 @@ const SCRIPT = {
         { text: "held done" },
       ],
     },
+    {
+      match: "recurse",
+      turns: [
+        { toolCalls: [{ name: "Agent", input: { description: "sub", prompt: "nested steps job" } }] },
+        { text: "parent got: {{lastToolResult}}" },
+      ],
+    },
+    {
+      match: "nested steps job",
+      turns: [
+        { toolCalls: [{ name: "Bash", input: { command: "echo a" } }] },
+        { toolCalls: [{ name: "Bash", input: { command: "echo b" } }] },
+        { text: "child finished" },
+      ],
+    },
     { match: "child task", turns: [{ text: "child answer", usage: { inputTokens: 7, outputTokens: 3 } }] },
     { match: "", turns: [{ text: "hello there", chunks: 3 }] },
   ],
@@ -211,5 +226,15 @@ describe("gatehouse run: output and progress", { concurrency: 2 }, () => {
       assert.equal(typeof entry.time, "string");
     }
     assert.ok(lines.some((e) => /^model call: step 1 done/.test(e.msg)));
+  });
+
+  test("a sub-agent that hits the step limit answers its Agent call with an error saying so", async () => {
+    const cwd = await fresh();
+    const r = await gatehouse(["run", "-p", "recurse", "--max-turns", "2", "--json"], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout);
+    assert.match(result.reply, /^parent got: .*the sub-agent stopped after 2 model calls, its step limit/);
+    assert.equal(result.children[0].outcome, "max_steps");
+    assert.equal(result.steps, 4);
   });
 });
