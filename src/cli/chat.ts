@@ -110,7 +110,7 @@ export type Termination = Exclude<StopSignal, "SIGINT">;
 export async function chatCommand(flags: ChatFlags, io: ChatIO): Promise<number> {
   const { CliStop } = await import("./project.js");
   const { openGatehouse, prepareGatehouse } = await import("./run.js");
-  const log = createCliLogger(io.stderr, flags.verbose ? { ...io.env, GATEHOUSE_LOG_LEVEL: "debug" } : io.env);
+  const log = createCliLogger(io.stderr, io.env, { verbose: flags.verbose === true });
   let close: (() => Promise<void>) | undefined;
   try {
     const prepared = await prepareGatehouse(flags, io, log);

@@ -38,9 +38,11 @@ export interface CliLogger extends HostLogger {
  * repaint the screen. `GATEHOUSE_LOG_LEVEL` (debug, info, warn, error; default warn) sets how
  * much is shown.
  */
-export function createCliLogger(stream: OutStream, env: Env): CliLogger {
+export function createCliLogger(stream: OutStream, env: Env, options: { readonly verbose?: boolean } = {}): CliLogger {
   const wanted = LEVELS.indexOf((env.GATEHOUSE_LOG_LEVEL ?? "").toLowerCase() as Level);
-  const threshold = wanted < 0 ? LEVELS.indexOf("warn") : wanted;
+  // --verbose: debug lines, except an MCP server's own stderr (its text, not our metadata).
+  const threshold = options.verbose ? 0 : wanted < 0 ? LEVELS.indexOf("warn") : wanted;
+  const serverDebug = wanted === 0;
   const c = colorsFor(stream, env);
   const paint: Record<Level, (s: string) => string> = { debug: c.dim, info: c.dim, warn: c.yellow, error: c.red };
   const write = (level: Level, message: string) =>
@@ -57,7 +59,7 @@ export function createCliLogger(stream: OutStream, env: Env): CliLogger {
   return {
     ...logger,
     debugEnabled: threshold === 0,
-    mcp: { warn: (_obj, msg) => logger.warn(msg), debug: (_obj, msg) => logger.debug(msg) },
+    mcp: { warn: (_obj, msg) => logger.warn(msg), debug: (_obj, msg) => serverDebug && logger.debug(msg) },
   };
 }
 

@@ -58,7 +58,7 @@ const NO_MODEL = `no model configured. Set one with --model <spec>, the ${MODEL_
  * diagnostic goes to stderr, and stdout gets only the reply (or the `--json` result).
  */
 export async function runCommand(flags: RunFlags, io: CliIO): Promise<ExitCode> {
-  const log = createCliLogger(io.stderr, flags.verbose ? { ...io.env, GATEHOUSE_LOG_LEVEL: "debug" } : io.env);
+  const log = createCliLogger(io.stderr, io.env, { verbose: flags.verbose === true });
   try {
     return await runTurn(flags, io, log);
   } catch (error) {
