@@ -293,7 +293,10 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
               await fire(
                 "StopFailure",
                 ctx,
-                { error: stopFailureError(e.error), ...(e.error === undefined ? {} : { errorDetails: e.error }) },
+                {
+                  error: stopFailureError(e.failure, e.error),
+                  ...(e.error === undefined ? {} : { errorDetails: e.error }),
+                },
                 ctx.signal,
               );
             for (const map of [promptContext, stopBlocks]) map.delete(ctx.runId);
@@ -378,8 +381,20 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
   return { plugin, approver };
 }
 
-/** Claude Code's StopFailure `error` for a run's failure text (an AI SDK error's name and message). */
-function stopFailureError(text: string | undefined): string {
+/** Claude Code's StopFailure `error` for a run's failure: from its kind and status, else from its text. */
+function stopFailureError(failure: { kind: string; status?: number } | undefined, text: string | undefined): string {
+  if (failure?.status === 529) return "overloaded";
+  if (failure?.status === 402) return "billing_error";
+  const byKind: Record<string, string> = {
+    rate_limit: "rate_limit",
+    auth: "authentication_failed",
+    missing_key: "authentication_failed",
+    not_found: "model_not_found",
+    server: "server_error",
+    bad_request: "invalid_request",
+  };
+  const known = failure && byKind[failure.kind];
+  if (known) return known;
   const t = text ?? "";
   if (/\b429\b|rate.?limit/i.test(t)) return "rate_limit";
   if (/\b529\b|overloaded/i.test(t)) return "overloaded";
