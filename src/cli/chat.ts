@@ -8,21 +8,26 @@ import pc from "picocolors";
 import { maskSecrets } from "../core/secrets.js";
 import type { RunStream } from "../runtime/gatehouse.js";
 import type { ApprovalAnswer, ApprovalRequest, Approver, RunEvent, RunInput, RunResult } from "../runtime/types.js";
+import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, MultilineComposer } from "./chat-input.js";
 import { ENVIRONMENT_HELP, EXIT } from "./exit.js";
 import { createCliLogger, type OutStream } from "./output.js";
 import { runEndLine } from "./run-end.js";
 import { exitCodeFor, ignoreClosedTerminal, leaveBy, onSignals, type StopSignal } from "./signals.js";
 import { HELD, LOCK_WAIT, StatusLine } from "./status-line.js";
-import { TerminalSanitizer, terminalLine } from "./terminal.js";
+import { TerminalSanitizer, terminalLine, terminalText } from "./terminal.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 const PROMPT = "> ";
+/** The prompt of a line that continues a multi-line prompt. */
+const CONTINUATION = "… ";
 const EXIT_WORDS = new Set(["/exit", "/quit"]);
 
 const CHAT_HELP = `
 In the chat:
   /exit or Ctrl-D       leave (the session stays in the store)
+  \\ then Enter          continue the prompt on a new line (a paste keeps its lines too)
+  Up / Down             earlier prompts of this project (kept in .gatehouse/chat-history.jsonl)
   Ctrl-C                cancel the current turn; at an empty prompt, twice to leave
   /help /reset /compact /status and plugin commands are answered by the runtime
 
@@ -40,6 +45,8 @@ is recorded, the chat ends by that signal (a shell shows 143 or 129).`;
 /** `gatehouse chat`'s options as commander parses them (the same names as `run`'s). */
 export interface ChatFlags {
   readonly session?: string;
+  readonly continue?: boolean;
+  readonly resume?: string | boolean;
   readonly model?: string;
   readonly config?: string;
   readonly dataDir?: string;
@@ -55,9 +62,11 @@ export function registerChatCommand(program: Command): void {
     .command("chat")
     .summary("an interactive session in the terminal")
     .description(
-      "An interactive session: streamed replies, tool progress, approvals asked inline. The session id is\nprinted at start; `gatehouse chat --session ID` resumes it. Configured exactly as `gatehouse run`.",
+      "An interactive session: streamed replies, tool progress, approvals asked inline. The session id is\nprinted at start; `gatehouse chat --session ID` or `--resume ID` resumes it, `--continue` the latest.\nA resumed chat shows its last exchanges. Configured exactly as `gatehouse run`.",
     )
     .option("--session <id>", "resume this session, or start one with this id (default: a new session)")
+    .option("-c, --continue", "continue the most recent session of this project")
+    .option("-r, --resume [id]", "resume a session: this one, or pick one from a list (on a terminal)")
     .option("-m, --model <spec>", 'model spec, e.g. openai:gpt-4o or scripted:echo (overrides gatehouse.json "model")')
     .option("--config <file>", "config file (default: ./gatehouse.json, if present)")
     .option("--data-dir <dir>", "data folder for the default SQLite store (default: ./.gatehouse)")
@@ -118,17 +127,32 @@ export async function chatCommand(flags: ChatFlags, io: ChatIO): Promise<number>
     const opened = await openGatehouse(prepared, io, log, { approver: approvals.approver });
     close = opened.close;
     const { gatehouse } = opened;
-    const existing = flags.session === undefined ? undefined : await gatehouse.store.getSession(flags.session);
+    const { store } = gatehouse;
+    const resume = await import("./resume.js");
+    const { InputHistory } = await import("./chat-input.js");
+    const picked = await resume.resolveSession(store, flags, io);
+    if (picked.note) log.warn(picked.note);
+    const sessionId = picked.sessionId;
+    const existing = sessionId === undefined ? undefined : await store.getSession(sessionId);
     const tty = io.stdin.isTTY === true && io.stdout.isTTY === true;
+    const color = tty && !io.env.NO_COLOR;
+    const c = pc.createColors(color);
+    const inputHistory = await InputHistory.open(prepared.settings.dataDir);
     const summary = await chatSession({
       gatehouse,
       input: io.stdin,
       output: io.stdout,
       errorOutput: io.stderr,
       isTTY: tty,
-      color: tty && !io.env.NO_COLOR,
-      ...(flags.session === undefined ? {} : { sessionId: flags.session }),
-      ...(existing ? { history: (await gatehouse.store.history(existing.id)).length } : {}),
+      color,
+      ...(sessionId === undefined ? {} : { sessionId }),
+      ...(existing ? { history: (await store.history(existing.id)).length } : {}),
+      ...(existing && tty ? { recap: await resume.recapLines(store, existing.id, (who) => c.dim(`${who}:`)) } : {}),
+      // Recalled text is drawn by readline as it is: an entry holding an escape sequence or a
+      // control character (a hook's rewrite may) is not offered.
+      inputHistory: inputHistory.entries.filter((entry) => terminalText(entry) === entry),
+      // History is another place text persists: it keeps what the store kept of the prompt.
+      afterTurn: async (result) => inputHistory.record(await resume.storedPrompts(store, result.runId)),
       approvals,
       ...(io.interrupts ? { interrupts: io.interrupts } : {}),
       ...(io.terminations ? { terminations: io.terminations } : {}),
@@ -183,6 +207,12 @@ export interface ChatSessionOptions {
   readonly sessionId?: string;
   /** How many messages that session already has, when it exists (shown at start). */
   readonly history?: number;
+  /** On a terminal: lines shown after the banner (the last exchanges of a resumed session). */
+  readonly recap?: readonly string[];
+  /** Earlier prompts for the line editor's Up key, newest first (a terminal only). */
+  readonly inputHistory?: readonly string[];
+  /** Called after each turn that has a result (e.g. to keep its stored prompt in the input history). */
+  readonly afterTurn?: (result: RunResult) => Promise<void>;
   /** The session installs its inline approver here while it runs. */
   readonly approvals?: ApproverSlot;
   /** Interrupts from outside the input (SIGINT): subscribe; returns an unsubscribe function. */
@@ -223,16 +253,29 @@ export async function chatSession(options: ChatSessionOptions): Promise<ChatSumm
   const errorOutput = options.errorOutput ?? output;
   const view = new View(output, errorOutput, tty, c);
   const promptText = c.bold(c.cyan(PROMPT));
+  const continuationText = c.dim(CONTINUATION);
   const rl = createInterface({
     input: options.input,
     ...(tty ? { output } : {}),
     terminal: tty,
     prompt: promptText,
-    historySize: tty ? 100 : 0,
+    historySize: tty ? 500 : 0,
+    ...(tty && options.inputHistory ? { history: [...options.inputHistory] } : {}),
   });
   const lines = new LineQueue();
+  const composer = new MultilineComposer();
   let closed = false;
-  rl.on("line", (line) => lines.push(line));
+  rl.on("line", (line) => {
+    // An approval's answer, or piped input (one line, one prompt), is taken as it is.
+    if (!tty || lines.answering) return lines.push(line);
+    const whole = composer.line(line);
+    if (whole !== undefined) {
+      rl.setPrompt(promptText);
+      return lines.push(whole);
+    }
+    rl.setPrompt(continuationText);
+    if (lines.atPrompt) rl.prompt();
+  });
   rl.on("close", () => {
     closed = true;
     lines.end();
@@ -255,12 +298,17 @@ export async function chatSession(options: ChatSessionOptions): Promise<ChatSumm
       turn.controller.abort();
       return;
     }
-    // At the prompt: a typed line is dropped; an empty one asks first, then leaves.
-    if (tty && !closed && rl.line !== "") {
+    // At the prompt: a typed line (or prompt of several) is dropped; an empty one asks first, then leaves.
+    if (tty && !closed && (rl.line !== "" || composer.continuing)) {
       rl.write(null, { ctrl: true, name: "e" });
       output.write("\n");
       rl.write(null, { ctrl: true, name: "u" });
       hinted = false;
+      if (composer.continuing) {
+        composer.clear();
+        rl.setPrompt(promptText);
+        rl.prompt();
+      }
       return;
     }
     if (tty && !hinted) {
@@ -292,6 +340,7 @@ export async function chatSession(options: ChatSessionOptions): Promise<ChatSumm
   const unsubscribeTerminations = options.terminations?.(onTermination);
   // "Ctrl-C again" means the very next key.
   const onKey = (_text: unknown, key: { ctrl?: boolean; name?: string } | undefined) => {
+    composer.key(key?.name);
     if (!(key?.ctrl && key.name === "c")) hinted = false;
   };
   if (tty) options.input.on("keypress", onKey);
@@ -360,7 +409,12 @@ export async function chatSession(options: ChatSessionOptions): Promise<ChatSumm
         failure = describe(error);
       }
       view.settle();
-      if (result) sessionId = result.sessionId;
+      if (result) {
+        sessionId = result.sessionId;
+        await options.afterTurn?.(result).catch((error: unknown) => {
+          view.note(c.yellow(`input history not saved: ${terminalLine(describe(error))}`), "input history not saved");
+        });
+      }
       const outcome = result?.outcome ?? (controller.signal.aborted ? "cancelled" : "failed");
       if (outcome === "cancelled") view.note(c.yellow("turn cancelled"), "turn cancelled");
       else if (outcome === "failed" || outcome === "max_steps") {
@@ -382,6 +436,9 @@ export async function chatSession(options: ChatSessionOptions): Promise<ChatSumm
   if (tty) {
     view.line(`${c.bold("gatehouse chat")} ${c.dim(`· session ${sessionId} (${resumed})`)}`);
     view.line(c.dim("/help for commands · Ctrl-C cancels a turn · /exit or Ctrl-D leaves"));
+    for (const line of options.recap ?? []) view.line(line);
+    // Pasted text arrives marked, so its newlines do not send it (see MultilineComposer).
+    output.write(BRACKETED_PASTE_ON);
   } else errorOutput.write(`gatehouse: chat session ${sessionId} (${resumed})\n`);
 
   try {
@@ -416,6 +473,7 @@ export async function chatSession(options: ChatSessionOptions): Promise<ChatSumm
     options.approvals?.use(undefined);
     view.settle();
     if (tty) {
+      output.write(BRACKETED_PASTE_OFF);
       if (reason === "eof") output.write("\n");
       if (turns > 0 || options.history !== undefined)
         view.line(c.dim(`session ${sessionId} · resume with: gatehouse chat --session ${sessionId}`));
@@ -452,6 +510,16 @@ class LineQueue {
 
   answerTo(stream: PassThrough | undefined): void {
     this.answers = stream;
+  }
+
+  /** An approval question is waiting for its answer. */
+  get answering(): boolean {
+    return this.answers !== undefined;
+  }
+
+  /** The chat is at its prompt, waiting for a line. */
+  get atPrompt(): boolean {
+    return this.waiting !== undefined;
   }
 
   /** The next line, or null at the end; `onWait` runs when none is ready, `onQueued` when one was. */

@@ -1,6 +1,6 @@
 // `gatehouse init`: a starter project. Node builtins only, so registering it costs nothing.
 import { constants } from "node:fs";
-import { access, mkdir, unlink, writeFile } from "node:fs/promises";
+import { access, appendFile, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { exitHelp, processIO } from "./common.js";
@@ -100,7 +100,7 @@ export function registerInitCommand(program: Command): void {
     .command("init")
     .summary("write a starter gatehouse.json, example plugin and example command hook")
     .description(
-      `Write a starter project: gatehouse.json (with $schema, and $comment notes since JSON has no comments), plugins/example.ts, .claude/settings.json and hooks/example-hook.sh (executable). Nothing is overwritten: if any of these files exists, nothing is written.`,
+      `Write a starter project: gatehouse.json (with $schema, and $comment notes since JSON has no comments), plugins/example.ts, .claude/settings.json and hooks/example-hook.sh (executable); .gatehouse/ (sessions and input history, in clear text) is added to .gitignore. Nothing is overwritten: if any of these files exists, nothing is written.`,
     )
     .argument("[dir]", "the project folder (default: the current folder; created if missing)")
     .addHelpText("after", exitHelp({ failed: "a file could not be written", usage: "a file that already exists" }))
@@ -135,11 +135,42 @@ export async function initCommand(dir: string | undefined, io: CommandIO): Promi
     log.error(`cannot write the starter files (${code ?? String(error)}); nothing was kept`);
     return code === "EEXIST" ? EXIT.usage : EXIT.failed;
   }
+  const ignored = await ignoreDataFolder(root).catch((error: NodeJS.ErrnoException) => {
+    log.warn(`.gitignore: could not add .gatehouse/ (${error.code ?? String(error)}); add it yourself`);
+    return undefined;
+  });
   const where = dir === undefined ? "" : ` in ${dir}`;
-  const created = INIT_FILES.map((f) => `  ${f.path}\n`).join("");
+  const created =
+    INIT_FILES.map((f) => `  ${f.path}\n`).join("") + (ignored === undefined ? "" : `  .gitignore (${ignored})\n`);
   const cd = dir === undefined ? "" : `\nFirst: cd ${dir}`;
   await writeOut(io.stdout, `Created${where}:\n${created}${cd}${NEXT_STEPS}`);
   return EXIT.ok;
+}
+
+/** The data folder holds conversations and input history in clear text: never committed. */
+const IGNORE_ENTRY = ".gatehouse/";
+const IGNORES_IT = /^\/?\.gatehouse\/?\s*$/m;
+
+/**
+ * Makes sure the project's .gitignore ignores `.gatehouse/`: created, or the entry appended to
+ * what is there (nothing in it is changed). Says what it did, or undefined when it was there already.
+ */
+async function ignoreDataFolder(root: string): Promise<string | undefined> {
+  const file = join(root, ".gitignore");
+  let text: string | undefined;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  if (text !== undefined && IGNORES_IT.test(text)) return undefined;
+  const entry = `# Gatehouse's data folder: sessions and input history, in clear text\n${IGNORE_ENTRY}\n`;
+  if (text === undefined) {
+    await writeFile(file, entry, { flag: "wx", mode: 0o644 });
+    return `written, ignoring ${IGNORE_ENTRY}`;
+  }
+  await appendFile(file, `${text === "" || text.endsWith("\n") ? "" : "\n"}${entry}`);
+  return `${IGNORE_ENTRY} added`;
 }
 
 async function exists(file: string): Promise<boolean> {

@@ -22,6 +22,8 @@ program
   )
   .option("-p, --prompt <prompt>", "the prompt (default: read stdin to the end)")
   .option("--session <id>", "continue this session, or start one with this id (default: a new session)")
+  .option("-c, --continue", "continue the most recent session of this project")
+  .option("-r, --resume <id>", "continue this session (it must exist)")
   .option("-m, --model <spec>", 'model spec, e.g. openai:gpt-4o or scripted:echo (overrides gatehouse.json "model")')
   .option("--config <file>", "config file (default: ./gatehouse.json, if present)")
   .option("--data-dir <dir>", "data folder for the default SQLite store (default: ./.gatehouse)")
@@ -85,6 +87,7 @@ const COMMANDS: Record<string, () => Promise<void>> = {
   audit: async () => (await import("./audit.js")).registerAuditCommand(program),
   plugins: async () => (await import("./plugins.js")).registerPluginsCommand(program),
   config: async () => (await import("./config.js")).registerConfigCommand(program),
+  mcp: async () => (await import("./mcp.js")).registerMcpCommand(program),
   init: async () => (await import("./init.js")).registerInitCommand(program),
   serve: async () => (await import("./serve.js")).registerServeCommand(program),
   console: async () => (await import("./serve.js")).registerConsoleCommand(program),

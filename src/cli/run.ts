@@ -26,6 +26,10 @@ type Env = Readonly<Record<string, string | undefined>>;
 export interface RunFlags {
   readonly prompt?: string;
   readonly session?: string;
+  /** `--continue`: the project's most recent session. */
+  readonly continue?: boolean;
+  /** `--resume ID`: this session, which must exist. */
+  readonly resume?: string;
   readonly model?: string;
   readonly config?: string;
   readonly dataDir?: string;
@@ -71,6 +75,8 @@ export async function runCommand(flags: RunFlags, io: CliIO): Promise<ExitCode> 
 async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<ExitCode> {
   checkId("--session", flags.session);
   checkId("--job-id", flags.jobId);
+  const { checkResumeFlags, resolveSession } = await import("./resume.js");
+  checkResumeFlags(flags);
   const prepared = await prepareGatehouse(flags, io, log);
   const prompt = await readPrompt(flags, io, log);
   const format = flags.outputFormat ?? (flags.json ? "json" : "text");
@@ -82,7 +88,16 @@ async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<Exit
     approver: (request, signal) => watcher.aside(() => ask(request, signal)),
   });
   try {
-    const result = await turn(gatehouse, flags, prompt, watcher, io.signal);
+    const picked = await resolveSession(gatehouse.store, flags, io);
+    if (picked.note) log.warn(picked.note);
+    const sessionId = picked.sessionId;
+    const result = await turn(
+      gatehouse,
+      { ...flags, ...(sessionId === undefined ? {} : { session: sessionId }) },
+      prompt,
+      watcher,
+      io.signal,
+    );
     return await report(result, format, watcher.streamed, io, log);
   } finally {
     await close();
@@ -169,12 +184,13 @@ export async function openGatehouse(
     }
   };
   try {
-    const tools = await toolsFor(config, settings, io, log, cleanup);
+    const { tools, lateTools, onToolsWait } = await toolsFor(config, settings, io, log, cleanup);
     const gatehouse = createGatehouse({
       model: settings.model,
       pluginEntries: settings.pluginEntries,
       store,
       tools,
+      ...(lateTools === undefined ? {} : { lateTools, onToolsWait }),
       // Claude Code's Agent tool comes from the runtime; tools.allow / tools.deny decide on it too.
       subagents: selectTools([{ name: "Agent" }], config.tools ?? {}).length > 0 && (settings.subagents ?? true),
       commandHooks,
@@ -245,46 +261,66 @@ async function readPrompt(flags: RunFlags, io: CliIO, log: CliLogger): Promise<s
  * Built-in tools plus MCP servers' tools, filtered by `tools.allow` / `tools.deny`. A server that
  * cannot start is reported and left out; the run goes on without it.
  */
+/**
+ * The built-in tools now, and the MCP servers' tools later: the servers start concurrently in the
+ * background (each within its own startup timeout), so the run's input gates do not wait for
+ * them; the first model call does (see `lateTools`). `tools.allow` / `tools.deny` select from both.
+ */
 async function toolsFor(
   config: GatehouseConfig,
   { envPolicy }: ResolvedSettings,
   io: Pick<CliIO, "cwd" | "env">,
   log: CliLogger,
   cleanup: (() => Promise<void>)[],
-): Promise<Tool[]> {
+): Promise<{ readonly tools: Tool[]; readonly lateTools?: Promise<Tool[]>; readonly onToolsWait?: () => void }> {
   const webFetch = config.tools?.webFetch;
-  const all: Tool[] = builtinTools({ bash: { env: io.env, envPolicy }, ...(webFetch ? { webFetch } : {}) });
-  if (config.mcpServers && Object.keys(config.mcpServers).length > 0) {
-    const { connectMcpServers } = await import("../tools/mcp.js");
-    const warned: string[] = [];
-    const mcpLog = {
-      warn: (obj: Record<string, unknown>, msg: string) => {
-        warned.push(msg);
-        log.mcp.warn(obj, msg);
-      },
-      debug: log.mcp.debug,
-    };
-    const connection = await connectMcpServers(config.mcpServers, {
-      cwd: io.cwd,
-      logger: mcpLog,
-      env: io.env,
-      envPolicy,
-      ...mcpStartupTimeout(io.env, log),
-    });
-    cleanup.push(() => connection.close());
-    for (const d of connection.diagnostics) {
+  const builtins: Tool[] = builtinTools({ bash: { env: io.env, envPolicy }, ...(webFetch ? { webFetch } : {}) });
+  const selection = config.tools ?? {};
+  const warnUnmatched = (all: readonly { name: string }[]) => {
+    for (const pattern of unmatchedToolPatterns([...all, { name: "Agent" }], selection))
+      log.warn(`tools: "${pattern}" matches no tool`);
+  };
+  if (!config.mcpServers || Object.keys(config.mcpServers).length === 0) {
+    warnUnmatched(builtins);
+    return { tools: selectTools(builtins, selection) };
+  }
+  const { startMcpServers } = await import("../tools/mcp.js");
+  const warned: string[] = [];
+  const mcpLog = {
+    warn: (obj: Record<string, unknown>, msg: string) => {
+      warned.push(msg);
+      log.mcp.warn(obj, msg);
+    },
+    debug: log.mcp.debug,
+  };
+  const pool = startMcpServers(config.mcpServers, {
+    cwd: io.cwd,
+    logger: mcpLog,
+    env: io.env,
+    envPolicy,
+    ...mcpStartupTimeout(io.env, log),
+  });
+  cleanup.push(() => pool.close());
+  const lateTools = pool.settled().then(() => {
+    for (const d of pool.diagnostics) {
       if (!warned.some((w) => w.includes(d.message))) log.warn(`MCP server "${d.server}": ${d.message}`);
     }
-    all.push(...connection.tools);
-  }
-  const selection = config.tools ?? {};
-  for (const pattern of unmatchedToolPatterns([...all, { name: "Agent" }], selection))
-    log.warn(`tools: "${pattern}" matches no tool`);
-  return selectTools(all, selection);
+    warnUnmatched([...builtins, ...pool.tools]);
+    return selectTools([...pool.tools], selection);
+  });
+  // A hung server can hold the first model call up to its startup timeout: say so, not a silent pause.
+  const onToolsWait = () => {
+    const starting = pool.servers().filter((s) => s.status === "starting");
+    if (starting.length > 0)
+      log.warn(
+        `waiting for MCP server${starting.length > 1 ? "s" : ""} ${starting.map((s) => `"${s.name}"`).join(", ")} to start`,
+      );
+  };
+  return { tools: selectTools(builtins, selection), lateTools, onToolsWait };
 }
 
 /** `MCP_TIMEOUT` (milliseconds), as Claude Code reads it: how long a server has to start and answer. */
-function mcpStartupTimeout(env: Env, log: CliLogger): { startupTimeoutMs?: number } {
+export function mcpStartupTimeout(env: Env, log: CliLogger): { startupTimeoutMs?: number } {
   const raw = env.MCP_TIMEOUT?.trim();
   if (raw === undefined || raw === "") return {};
   const ms = Number(raw);

@@ -69,6 +69,18 @@ export function registerSessionsCommand(program: Command): void {
       process.exitCode = await sessionsExport(id, flags, processIO());
     });
 
+  projectOptions(sessions.command("rename"))
+    .summary("give a session a title (an empty title goes back to its first prompt)")
+    .description(
+      "Give a session a title, shown by sessions list and the --resume picker (and the server's API). Without one, a session is titled by its first stored prompt; an empty title clears the one given.",
+    )
+    .argument("<id>", "the session id")
+    .argument("<title>", "one line, at most 500 characters; empty to clear")
+    .addHelpText("after", exitHelp({ failed: NOT_FOUND, usage: "a title of several lines or over 500 characters" }))
+    .action(async (id: string, title: string, flags: ProjectFlags) => {
+      process.exitCode = await sessionsRename(id, title, flags, processIO());
+    });
+
   projectOptions(sessions.command("rm"))
     .summary("delete a session, its sub-agent sessions and their messages")
     .description(
@@ -116,10 +128,12 @@ function notFound(L: Lib, id: string): never {
 
 // ---- list -----------------------------------------------------------------------------------
 
-/** A session as `sessions list --json` shows it. */
-function listed(s: SessionListing) {
+/** A session as `sessions list --json` shows it: `title` is the one given, else the first stored prompt. */
+function listed(s: SessionListing, first: string | null) {
   return {
     id: s.id,
+    title: s.title ?? first,
+    firstPrompt: first,
     key: s.key,
     parentSessionId: s.parentSessionId,
     createdAt: s.createdAt,
@@ -134,8 +148,14 @@ export function sessionsList(flags: SessionsListFlags, io: CommandIO): Promise<E
   return withStore(flags, io, async (L, store) => {
     const limit = positiveInt(L, "--limit", flags.limit, 50);
     const found = await store.listSessions({ limit, ...(flags.all ? {} : { parentSessionId: null }) });
+    const { firstPrompt } = await import("./resume.js");
+    const firsts = new Map<string, string | null>();
+    for (const s of found) firsts.set(s.id, await firstPrompt(store, s.id));
     if (flags.json) {
-      await L.writeJson(io.stdout, found.map(listed));
+      await L.writeJson(
+        io.stdout,
+        found.map((s) => listed(s, firsts.get(s.id) ?? null)),
+      );
       return EXIT.ok;
     }
     if (found.length === 0) {
@@ -143,7 +163,7 @@ export function sessionsList(flags: SessionsListFlags, io: CommandIO): Promise<E
       return EXIT.ok;
     }
     const c = L.colorsFor(io.stdout, io.env);
-    const header = ["ID", "UPDATED", "RUNS", "MESSAGES", "KEY", ...(flags.all ? ["PARENT"] : [])];
+    const header = ["ID", "UPDATED", "RUNS", "MESSAGES", "KEY", ...(flags.all ? ["PARENT"] : []), "TITLE"];
     const rows = found.map((s) => [
       L.terminalLine(s.id),
       shortTime(s.updatedAt),
@@ -151,10 +171,31 @@ export function sessionsList(flags: SessionsListFlags, io: CommandIO): Promise<E
       String(s.messageCount),
       s.key === null ? "-" : L.terminalLine(s.key),
       ...(flags.all ? [s.parentSessionId === null ? "-" : L.terminalLine(s.parentSessionId)] : []),
+      clip(s.title ?? firsts.get(s.id) ?? "-", 60),
     ]);
     await L.writeOut(
       io.stdout,
       table([header, ...rows], (cell, row, column) => (row === 0 ? c.bold(cell) : column === 1 ? c.dim(cell) : cell)),
+    );
+    return EXIT.ok;
+  });
+}
+
+// ---- rename ---------------------------------------------------------------------------------
+
+/** `gatehouse sessions rename ID TITLE`. */
+export function sessionsRename(id: string, title: string, flags: ProjectFlags, io: CommandIO): Promise<ExitCode> {
+  return withStore(flags, io, async (L, store) => {
+    const given = title.trim();
+    if (given.length > 500 || /[\n\r]/.test(given))
+      throw new L.CliStop(EXIT.usage, "title: expected one line of at most 500 characters");
+    // A project without a store file has no sessions: the id is not found, and nothing is created.
+    if (!(await store.setSessionTitle(id, given === "" ? null : given))) notFound(L, id);
+    await L.writeOut(
+      io.stdout,
+      given === ""
+        ? `session ${L.terminalLine(id)}: title cleared\n`
+        : `session ${L.terminalLine(id)}: ${L.terminalLine(given)}\n`,
     );
     return EXIT.ok;
   });
@@ -214,6 +255,7 @@ function renderShow(L: Lib, view: SessionView, c: Colors): string {
     ["created", shortTime(session.createdAt)],
     ["updated", shortTime(session.updatedAt)],
   ];
+  if (session.title !== undefined) facts.push(["title", L.terminalLine(session.title)]);
   if (session.key !== null) facts.push(["key", L.terminalLine(session.key)]);
   if (session.parentSessionId !== null) facts.push(["parent", L.terminalLine(session.parentSessionId)]);
   if (view.subagentSessions.length > 0)

@@ -166,6 +166,8 @@ function relativeScriptedFile(spec: string, base: string): string {
 }
 
 function storePath(store: string, base: string): string {
-  if (store === "memory" || store === ":memory:" || /^[a-z][a-z0-9+.-]*:\/\//i.test(store)) return store;
+  // A URL, or what starts like a PostgreSQL one (the store refuses it, naming where it came from).
+  if (store === "memory" || store === ":memory:" || /^([a-z][a-z0-9+.-]*:\/\/|postgres(ql)?:)/i.test(store))
+    return store;
   return resolve(base, store.replace(/^sqlite:/, ""));
 }

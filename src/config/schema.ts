@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CommandHooksConfigSchema, HooksBlockSchema } from "../command-hooks/settings.js";
 import { PluginEntrySchema, PluginHookOptionsSchema } from "../plugins/config.js";
+import { storeSpellingProblem } from "../store/spelling.js";
 import { McpServersConfigSchema } from "../tools/mcp-config.js";
 import { ModelSpecSchema } from "./model-spec.js";
 import { ServerConfigSchema } from "./server.js";
@@ -12,8 +13,9 @@ const MODEL_SPEC_HELP =
 const StoreSchema = z
   .string()
   .min(1)
-  .refine((s) => /^postgres(ql)?:\/\//i.test(s) || !/^[a-z][a-z0-9+.-]*:\/\//i.test(s), {
-    message: 'expected a postgres:// URL, "memory" or a SQLite file path',
+  .superRefine((s, ctx) => {
+    const problem = storeSpellingProblem(s);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
   });
 
 /**

@@ -51,6 +51,8 @@ export interface RuntimeDeps {
   readonly store: SessionStore;
   readonly models: ModelResolver;
   readonly tools: ReadonlyMap<string, Tool>;
+  /** Resolves once tools that start in the background (MCP servers) joined `tools` or failed; rejects when the signal aborts first. */
+  readonly waitForTools?: (signal: AbortSignal) => Promise<void>;
   readonly config: RuntimeConfig;
   readonly approver: Approver | undefined;
   readonly logger: HostLogger;

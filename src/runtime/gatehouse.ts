@@ -17,7 +17,7 @@ import type { PluginDefinition } from "../plugins/define.js";
 import { type HostLogger, PluginHost } from "../plugins/host.js";
 import { openStore, resolveStoreOptions, type StoreOptions } from "../store/index.js";
 import type { SessionStore } from "../store/types.js";
-import type { McpConnection, McpLogger } from "../tools/mcp.js";
+import type { McpLogger, McpServerPool } from "../tools/mcp.js";
 import type { McpServersConfig } from "../tools/mcp-config.js";
 import type { Tool } from "../tools/types.js";
 import { auditInterceptor, debugInterceptor } from "./audit.js";
@@ -47,13 +47,26 @@ export interface GatehouseOptions {
   readonly plugins?: readonly (PluginDefinition | PluginSpec)[];
   /** gatehouse.json `plugins` entries (files and packages, not trusted unless granted). */
   readonly pluginEntries?: readonly PluginEntry[];
-  /** A store, or how to open one. Default: SQLite in `<cwd>/.gatehouse/`. */
-  readonly store?: SessionStore | StoreOptions;
+  /**
+   * A store, or how to open one: options, or the string gatehouse.json's `store` and
+   * `GATEHOUSE_DATABASE_URL` take (`"memory"`, a `postgres://` URL, a SQLite file path relative
+   * to the project folder). Default: `GATEHOUSE_DATABASE_URL`, else SQLite in `<cwd>/.gatehouse/`.
+   */
+  readonly store?: SessionStore | StoreOptions | string;
   readonly tools?: readonly Tool[];
   /**
-   * MCP servers (gatehouse.json's `mcpServers` shape): started on first use, their tools added
-   * as `mcp__<server>__<tool>`, stopped by `close()`. A server that fails to start is a logged
-   * diagnostic; the others still work.
+   * Tools that arrive later (the CLI's MCP servers, starting in the background). A run does its
+   * input gates without them; its first model call waits for them, once: after they settled, no
+   * run waits again. A name already taken is logged and skipped.
+   */
+  readonly lateTools?: Promise<readonly Tool[]>;
+  /** Called once, when a run's first model call has to wait for tools still starting (to say so). */
+  readonly onToolsWait?: () => void;
+  /**
+   * MCP servers (gatehouse.json's `mcpServers` shape): started on first use, concurrently and in
+   * the background (like `lateTools`), their tools added as `mcp__<server>__<tool>`, stopped by
+   * `close()`. A server that fails to start, or not within its startup timeout, is a logged
+   * diagnostic and is not waited for again; the others still work.
    */
   readonly mcpServers?: McpServersConfig;
   /** Adds Claude Code's `Agent` tool: sub-agents as child runs. `maxDepth` 1 (default) means no nesting. */
@@ -143,7 +156,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
   let store: SessionStore | undefined;
   let deps: RuntimeDeps | undefined;
   let approver = options.approver;
-  let mcp: McpConnection | undefined;
+  let mcp: McpServerPool | undefined;
   let starting: Promise<RuntimeDeps> | undefined;
   const sessionEnv = new Map<string, Readonly<Record<string, string>>>();
 
@@ -171,7 +184,11 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
         onSessionEnv: (sessionId, variables) =>
           sessionEnv.set(sessionId, { ...sessionEnv.get(sessionId), ...variables }),
         evaluatePrompt: (request) => hookModelCall(models)(request),
-        callMcpTool: hookMcpCall(() => deps?.tools, config.cwd),
+        callMcpTool: hookMcpCall(
+          () => deps?.tools,
+          config.cwd,
+          (signal) => deps?.waitForTools?.(signal),
+        ),
       });
       await plugins.add(bound.plugin, { trusted: true });
       approver = bound.approver(options.approver);
@@ -179,29 +196,44 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     const models = modelResolver(options.model, config.cwd, options.env);
     await models.resolve();
     const given = options.store;
+    const env = options.env ? { env: options.env } : {};
     store =
-      given && "appendMessage" in given
+      typeof given === "object" && "appendMessage" in given
         ? given
         : await openStore({
             // The store's operator notices (never content) go where the runtime's warnings go, unless the caller says.
             warn: (message) => logger.warn(message),
-            ...(given ?? resolveStoreOptions({ projectDir: config.cwd, ...(options.env ? { env: options.env } : {}) })),
+            ...(typeof given === "object"
+              ? given
+              : resolveStoreOptions({
+                  projectDir: config.cwd,
+                  ...env,
+                  ...(given === undefined ? {} : { database: given }),
+                })),
           });
     engine.intercept(auditInterceptor(store, logger));
     // Only when debug lines are shown: an interceptor costs every dispatch.
     if (logger.debugEnabled) engine.intercept(debugInterceptor(logger));
     const tools = new Map<string, Tool>((options.tools ?? []).map((t) => [t.name, t]));
+    const late: Promise<void>[] = [];
+    const addLate = (more: readonly Tool[]) => {
+      for (const tool of more) {
+        if (tools.has(tool.name)) logger.error(`tool "${tool.name}" is already defined; the later one is not added`);
+        else tools.set(tool.name, tool);
+      }
+    };
+    if (options.lateTools) late.push(options.lateTools.then(addLate));
     if (options.mcpServers && Object.keys(options.mcpServers).length) {
       // The MCP SDK (and its ajv, zod-to-json-schema, eventsource…) loads only when servers are configured.
-      const { connectMcpServers } = await import("../tools/mcp.js");
-      mcp = await connectMcpServers(options.mcpServers, {
+      const { startMcpServers } = await import("../tools/mcp.js");
+      const pool = startMcpServers(options.mcpServers, {
         cwd: config.cwd,
         logger: mcpLogger(logger),
         envPolicy,
         ...(options.env ? { env: options.env } : {}),
       });
-      for (const d of mcp.diagnostics) logger.warn(`MCP server "${d.server}": ${d.message}`);
-      for (const tool of mcp.tools) tools.set(tool.name, tool);
+      mcp = pool;
+      late.push(pool.settled().then(() => addLate(pool.tools)));
     }
     for (const [name, tool] of plugins.tools) {
       if (tools.has(name))
@@ -213,11 +245,13 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       const maxDepth = typeof subagents === "object" ? (subagents.maxDepth ?? 1) : 1;
       tools.set("Agent", createAgentTool(() => deps as RuntimeDeps, maxDepth) as Tool);
     }
+    const waitForTools = late.length === 0 ? undefined : toolsWaiter(late, options.onToolsWait, logger);
     return {
       engine,
       store,
       models,
       tools,
+      ...(waitForTools === undefined ? {} : { waitForTools }),
       config,
       approver,
       logger,
@@ -318,5 +352,40 @@ function modelResolver(base: string | LanguageModelV3, cwd: string, env: NodeJS.
       const model = base as LanguageModelV3;
       return Promise.resolve({ model, provider: model.provider, modelId: model.modelId });
     },
+  };
+}
+
+/**
+ * What a run's first model call awaits: every late tool source settled (a failed one is logged,
+ * once). Settled once per instance, so later runs do not wait again; `onWait` hears of the first wait.
+ */
+function toolsWaiter(
+  late: readonly Promise<void>[],
+  onWait: (() => void) | undefined,
+  logger: HostLogger,
+): (signal: AbortSignal) => Promise<void> {
+  let ready = false;
+  let announced = false;
+  const settled = Promise.all(late).then(
+    () => {
+      ready = true;
+    },
+    (error: unknown) => {
+      ready = true;
+      logger.error(`tools that start late: ${error instanceof Error ? error.message : error}`);
+    },
+  );
+  return (signal) => {
+    if (ready) return Promise.resolve();
+    if (!announced) {
+      announced = true;
+      onWait?.();
+    }
+    signal.throwIfAborted();
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      settled.then(resolve).finally(() => signal.removeEventListener("abort", onAbort));
+    });
   };
 }

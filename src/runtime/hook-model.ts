@@ -31,14 +31,21 @@ export function hookModelCall(models: ModelResolver) {
  * The tool call of an `mcp_tool` command hook: the connected server's tool, called directly with
  * the handler's input — not a tool call of the run, so no tool hook sees it and nothing is stored.
  */
-export function hookMcpCall(tools: () => ReadonlyMap<string, Tool> | undefined, cwd: string) {
+export function hookMcpCall(
+  tools: () => ReadonlyMap<string, Tool> | undefined,
+  cwd: string,
+  /** MCP servers start in the background: a hook that fires before they settled waits for them. */
+  waitForTools: (signal: AbortSignal) => Promise<void> | undefined = () => undefined,
+) {
   return async (
     server: string,
     tool: string,
     input: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<{ readonly text: string; readonly isError: boolean }> => {
-    const found = tools()?.get(`mcp__${server}__${tool}`);
+    const name = `mcp__${server}__${tool}`;
+    if (!tools()?.has(name)) await waitForTools(signal);
+    const found = tools()?.get(name);
     if (!found) throw new Error(`MCP tool "${tool}" of server "${server}" is not connected`);
     const parsed = found.inputSchema.safeParse(input);
     if (!parsed.success) throw new Error(`invalid input for MCP tool "${tool}": ${parsed.error.issues[0]?.message}`);

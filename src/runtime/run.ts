@@ -268,6 +268,10 @@ async function prepareTurn(deps: RuntimeDeps, state: RunState): Promise<void> {
  * calls were decided; a final answer is stored as it is, to be gated by the output door.
  */
 async function agentLoop(deps: RuntimeDeps, state: RunState, depth: number): Promise<boolean> {
+  // The model needs the whole tool list in its request: wait for servers still starting (once per
+  // process; one that failed or timed out is not waited for again). Turns that end before a model
+  // call — a blocked or claimed prompt, a slash command — never wait.
+  await deps.waitForTools?.(state.signal);
   const tools = availableTools(deps, state, depth);
   const modelTools = publishTools([...tools.values()]);
   const onText = liveText(deps, state);

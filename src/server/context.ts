@@ -169,13 +169,14 @@ export async function newSession(
   principal: string,
   input: { key?: string; title?: string } = {},
 ): Promise<Session> {
-  const session = await ctx.gatehouse.store.createSession({ key: input.key ?? null });
-  await ctx.records.ownSession({
-    sessionId: session.id,
-    principal,
-    title: input.title ?? null,
-    createdAt: session.createdAt,
+  // The title is the session's own (the store's, which `gatehouse sessions rename` edits too);
+  // the owner record's title column only serves sessions created before titles moved there.
+  const session = await ctx.gatehouse.store.createSession({
+    key: input.key ?? null,
+    // A title is one line: the API's may hold any whitespace.
+    title: input.title?.replace(/\s+/g, " ").trim() || null,
   });
+  await ctx.records.ownSession({ sessionId: session.id, principal, title: null, createdAt: session.createdAt });
   return session;
 }
 

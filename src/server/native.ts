@@ -44,7 +44,7 @@ const security = [{ bearer: [] }];
 const sessionJson = (s: Session, owner: Pick<SessionOwner, "title"> | undefined) => ({
   id: s.id,
   key: s.key,
-  title: owner?.title ?? null,
+  title: s.title ?? owner?.title ?? null,
   createdAt: s.createdAt,
   updatedAt: s.updatedAt,
 });
@@ -121,7 +121,7 @@ export function nativeRoutes(app: FastifyInstance, ctx: ServerContext): void {
     async (request, reply) => {
       const body = request.body ?? {};
       const session = await newSession(ctx, request.principal, body);
-      return reply.status(201).send(sessionJson(session, { title: body.title ?? null }));
+      return reply.status(201).send(sessionJson(session, undefined));
     },
   );
 

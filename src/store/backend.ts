@@ -55,6 +55,7 @@ export interface StoreTx {
   childSessionIds(id: string): Awaitable<string[]>;
   /** Removes the session's rows (runs, messages, compactions, injections), not its audit records. */
   deleteSession(id: string): Awaitable<boolean>;
+  setSessionTitle(id: string, title: string | null): Awaitable<boolean>;
 
   /** Inside a write transaction the run row is locked. */
   getRun(id: string): Awaitable<Run | undefined>;

@@ -27,6 +27,7 @@ import {
   InjectionSchema,
   parseInput,
   RewriteTextsSchema,
+  SessionTitleSchema,
   StartRunSchema,
 } from "./schemas.js";
 import { type MessagePages, TranscriptFiles } from "./transcript.js";
@@ -105,6 +106,7 @@ export class CoreStore implements SessionStore {
       parentSessionId: parsed.parentSessionId ?? null,
       createdAt: at,
       updatedAt: at,
+      ...(parsed.title ? { title: parsed.title } : {}),
     };
     return this.writeOne(async (tx) => {
       await tx.insertSession(session);
@@ -151,6 +153,11 @@ export class CoreStore implements SessionStore {
       injections: () => this.read((tx) => tx.pendingInjections(id, this.now())),
       audit: () => this.read((tx) => tx.listAudit({ sessionId: id })),
     });
+  }
+
+  async setSessionTitle(id: string, title: string | null): Promise<boolean> {
+    const parsed = title === null ? null : parseInput(SessionTitleSchema, title, "session title");
+    return this.writeOne(async (tx) => tx.setSessionTitle(id, parsed));
   }
 
   async deleteSession(id: string): Promise<boolean> {

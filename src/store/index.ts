@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import type { CoreStoreOptions } from "./core.js";
-import { StoreError } from "./errors.js";
 import { openMemoryStore } from "./memory.js";
+import { parseStoreSpelling } from "./spelling.js";
 import { openSqliteStore, type SqliteStoreOptions } from "./sqlite.js";
 import type { SessionStore } from "./types.js";
 
@@ -28,8 +28,6 @@ export interface ResolveStoreInput {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-const isPostgresUrl = (value: string) => /^postgres(ql)?:\/\//i.test(value);
-
 /**
  * Which store to open: the config's `database` if set, else `GATEHOUSE_DATABASE_URL`, else a SQLite file
  * in the project's data folder. Explicit configuration wins over the environment.
@@ -43,12 +41,9 @@ export function resolveStoreOptions(input: ResolveStoreInput = {}): StoreOptions
   // Transcripts go in the data folder whatever the store: PostgreSQL's are recovered there like
   // SQLite's, and the memory store's live in a folder of their process (see CoreStoreOptions).
   const transcriptDir = join(dataDir, "transcripts");
-  if (isPostgresUrl(chosen)) return { kind: "postgres", url: chosen, transcriptDir };
-  if (chosen === "memory" || chosen === ":memory:") return { kind: "memory", transcriptDir };
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(chosen)) {
-    throw new StoreError("invalid", 'database: only postgres:// URLs, "memory" or a SQLite file path are supported');
-  }
-  return { kind: "sqlite", path: resolve(projectDir, chosen.replace(/^sqlite:/, "")) };
+  const spelled = parseStoreSpelling(chosen);
+  if (spelled.kind === "sqlite") return { kind: "sqlite", path: resolve(projectDir, spelled.path) };
+  return { ...spelled, transcriptDir };
 }
 
 /** Opens (creating and migrating as needed) the chosen store. `pg` is loaded only for PostgreSQL. */
@@ -69,7 +64,9 @@ export { StoreError, type StoreErrorCode } from "./errors.js";
 export { EXPORT_FORMAT, EXPORT_VERSION } from "./export.js";
 export { openMemoryStore } from "./memory.js";
 export { assistantTexts, isTextBearingAssistant, rewriteParts } from "./plan.js";
+// From the dialect-neutral schema: the public types must not reach better-sqlite3's (a devDependency's) types.
+export { SQLITE_SCHEMA_VERSION } from "./schema.js";
+export { parseStoreSpelling, type StoreSpelling } from "./spelling.js";
 export { openSqliteStore, type SqliteStoreOptions } from "./sqlite.js";
-export { SQLITE_SCHEMA_VERSION } from "./sqlite-schema.js";
 export { transcriptEntry } from "./transcript.js";
 export * from "./types.js";

@@ -156,6 +156,14 @@ class MemoryBackend implements StoreBackend, StoreTx {
       }));
   }
 
+  setSessionTitle(id: string, title: string | null): boolean {
+    const state = this.sessions.get(id);
+    if (!state) return false;
+    const { title: _old, ...rest } = state.session;
+    this.replaceSession(state, title === null ? rest : { ...rest, title });
+    return true;
+  }
+
   childSessionIds(id: string): string[] {
     return [...this.sessions.values()].filter((s) => s.session.parentSessionId === id).map((s) => s.session.id);
   }

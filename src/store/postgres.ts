@@ -113,8 +113,8 @@ class PgTx implements StoreTx, LeaseStatements {
   async insertSession(s: Session): Promise<void> {
     try {
       await this.exec(
-        "INSERT INTO sessions (id, key, parent_session_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)",
-        [s.id, s.key, s.parentSessionId, s.createdAt, s.updatedAt],
+        "INSERT INTO sessions (id, key, parent_session_id, created_at, updated_at, title) VALUES ($1, $2, $3, $4, $5, $6)",
+        [s.id, s.key, s.parentSessionId, s.createdAt, s.updatedAt, s.title ?? null],
       );
     } catch (error) {
       if (pgCode(error) === UNIQUE_VIOLATION) throw sessionExists(s.id);
@@ -153,6 +153,10 @@ class PgTx implements StoreTx, LeaseStatements {
 
   async deleteSession(id: string): Promise<boolean> {
     return ((await this.exec("DELETE FROM sessions WHERE id = $1", [id])).rowCount ?? 0) > 0;
+  }
+
+  async setSessionTitle(id: string, title: string | null): Promise<boolean> {
+    return ((await this.exec("UPDATE sessions SET title = $1 WHERE id = $2", [title, id])).rowCount ?? 0) > 0;
   }
 
   // Runs
@@ -554,6 +558,7 @@ class PostgresBackend implements StoreBackend {
   }
 
   static async open(options: PostgresStoreOptions): Promise<PostgresBackend> {
+    foldSslModeWarning();
     const schema = options.schema ?? "public";
     if (!SCHEMA_NAME.test(schema)) throw new StoreError("invalid", `invalid PostgreSQL schema name ${schema}`);
     const config: pg.PoolConfig = { connectionString: options.url, options: `-c search_path=${schema}` };
@@ -657,4 +662,27 @@ export async function migratePostgres(pool: pg.Pool, schema: string, target = PO
 
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<SessionStore> {
   return new CoreStore(await PostgresBackend.open(options), options);
+}
+
+const SSLMODE_WARNING = "SECURITY WARNING: The SSL modes 'prefer', 'require', and 'verify-ca'";
+let sslModeWarningFolded = false;
+
+/**
+ * pg (through pg-connection-string) warns once per process, in nine lines, that `sslmode=require`
+ * (and prefer, verify-ca) currently means verify-full. The same news in one line: the other
+ * warnings pass through untouched.
+ */
+function foldSslModeWarning(): void {
+  if (sslModeWarningFolded) return;
+  sslModeWarningFolded = true;
+  const original = process.emitWarning;
+  process.emitWarning = function emitWarning(this: unknown, warning: string | Error, ...rest: unknown[]) {
+    if (typeof warning === "string" && warning.startsWith(SSLMODE_WARNING)) {
+      process.stderr.write(
+        "gatehouse: warning: pg reads sslmode=require, prefer and verify-ca as verify-full (the server certificate is verified); write sslmode=verify-full to say so, or add uselibpqcompat=true for libpq's meaning\n",
+      );
+      return;
+    }
+    return (original as (...args: unknown[]) => void).call(process, warning, ...rest);
+  } as typeof process.emitWarning;
 }

@@ -28,6 +28,7 @@ export interface SessionRow {
   parent_session_id: string | null;
   created_at: Time;
   updated_at: Time;
+  title: string | null;
 }
 export interface RunRow {
   id: string;
@@ -100,6 +101,7 @@ export const toSession = (r: SessionRow): Session => ({
   parentSessionId: r.parent_session_id,
   createdAt: time(r.created_at),
   updatedAt: time(r.updated_at),
+  ...(r.title === null ? {} : { title: r.title }),
 });
 
 export const toRun = (r: RunRow): Run => ({

@@ -217,6 +217,16 @@ export function migrationsFor(dialect: Dialect): readonly Migration[] {
         ALTER TABLE runs ADD COLUMN error_kind TEXT;
       `,
     },
+    {
+      version: 6,
+      description: "a session's title, as someone named it (sessions rename, the server's API)",
+      sql: `
+        ALTER TABLE sessions ADD COLUMN title TEXT;
+      `,
+    },
   ];
   return all.filter((m) => m.only === undefined || m.only === dialect).map(({ only, ...m }) => m);
 }
+
+/** The SQLite file's `user_version` once every migration is applied. */
+export const SQLITE_SCHEMA_VERSION = (migrationsFor("sqlite").at(-1) as Migration).version;

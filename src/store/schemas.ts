@@ -15,8 +15,20 @@ const time = z.union([z.iso.datetime({ offset: true }), z.date()]).transform((t)
 /** Identifier-like: no spaces, so a sentence (a reason, a prompt) cannot be smuggled through it. */
 const slug = z.string().regex(/^[A-Za-z0-9@][A-Za-z0-9@._:/-]{0,127}$/, "must be an identifier (no spaces)");
 
+/** A session's title: one line of at most 500 characters (what the server's API accepts). */
+export const SessionTitleSchema = text
+  .trim()
+  .min(1)
+  .max(500)
+  .refine((s) => !/[\n\r]/.test(s), "must be one line");
+
 export const CreateSessionSchema = z
-  .object({ id: id.optional(), key: text.min(1).max(500).nullish(), parentSessionId: id.nullish() })
+  .object({
+    id: id.optional(),
+    key: text.min(1).max(500).nullish(),
+    parentSessionId: id.nullish(),
+    title: SessionTitleSchema.nullish(),
+  })
   .strict();
 
 export const StartRunSchema = z

@@ -1,13 +1,13 @@
 import type Database from "better-sqlite3";
 import { StoreError } from "./errors.js";
-import { type Migration, migrationsFor } from "./schema.js";
+import { type Migration, migrationsFor, SQLITE_SCHEMA_VERSION } from "./schema.js";
 
 export type { Migration } from "./schema.js";
 
 /** Applied in order, each in its own transaction; `PRAGMA user_version` records the last one applied. */
 export const SQLITE_MIGRATIONS: readonly Migration[] = migrationsFor("sqlite");
 
-export const SQLITE_SCHEMA_VERSION = (SQLITE_MIGRATIONS.at(-1) as Migration).version;
+export { SQLITE_SCHEMA_VERSION };
 
 /**
  * Brings the file up to `target`. Each step re-reads the version inside its write transaction, so two

@@ -141,12 +141,13 @@ class SqliteTx implements StoreTx, LeaseStatements {
   insertSession(s: Session): void {
     try {
       this.run(
-        "INSERT INTO sessions (id, key, parent_session_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO sessions (id, key, parent_session_id, created_at, updated_at, title) VALUES (?, ?, ?, ?, ?, ?)",
         s.id,
         s.key,
         s.parentSessionId,
         s.createdAt,
         s.updatedAt,
+        s.title ?? null,
       );
     } catch (error) {
       if (sqliteCode(error) === "SQLITE_CONSTRAINT_PRIMARYKEY") throw sessionExists(s.id);
@@ -191,6 +192,10 @@ class SqliteTx implements StoreTx, LeaseStatements {
     const deleted = this.run("DELETE FROM sessions WHERE id = ?", id).changes > 0;
     if (deleted) this.owePurge();
     return deleted;
+  }
+
+  setSessionTitle(id: string, title: string | null): boolean {
+    return this.run("UPDATE sessions SET title = ? WHERE id = ?", title, id).changes > 0;
   }
 
   // Runs

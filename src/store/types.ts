@@ -34,6 +34,11 @@ export interface Session {
   readonly parentSessionId: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /**
+   * The title someone gave the session (`gatehouse sessions rename`, the server's API); absent
+   * when none was. Listings then show the first prompt the store kept, read from the messages.
+   */
+  readonly title?: string;
 }
 
 export interface SessionListing extends Session {
@@ -128,6 +133,7 @@ export interface CreateSessionInput {
   readonly id?: string;
   readonly key?: string | null;
   readonly parentSessionId?: string | null;
+  readonly title?: string | null;
 }
 
 export interface StartRunInput {
@@ -272,6 +278,8 @@ export interface SessionStore {
   exportSession(id: string): AsyncIterable<string>;
   /** Deletes the session, its sub-agent sessions, their runs, messages, summaries, injections and transcripts. Audit records stay. */
   deleteSession(id: string): Promise<boolean>;
+  /** Sets the session's title (null clears it); not activity: `updatedAt` stays. False when there is no such session. */
+  setSessionTitle(id: string, title: string | null): Promise<boolean>;
 
   startRun(input: StartRunInput): Promise<Run>;
   /** A blocked run stays blocked whatever status it is finished with. */

@@ -20,9 +20,22 @@ export const McpServerConfigSchema = z
       .refine((u) => u.includes("${") || isHttpUrl(u), { message: "must be an http(s) URL" })
       .optional(),
     headers: stringMap.optional(),
+    /** How long this server may take to start and list its tools (ms); default `MCP_TIMEOUT`, else 30 s. */
+    startupTimeoutMs: z.number().int().positive().optional(),
+    /** How long one call of this server's tools may take (ms); default 10 min. */
+    toolTimeoutMs: z.number().int().positive().optional(),
+    /** Claude Code's `.mcp.json` spelling of `toolTimeoutMs` (milliseconds per tool call). */
+    timeout: z.number().int().positive().optional(),
   })
   .strict()
   .superRefine((cfg, ctx) => {
+    if (cfg.timeout !== undefined && cfg.toolTimeoutMs !== undefined && cfg.timeout !== cfg.toolTimeoutMs) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["timeout"],
+        message: '"timeout" is Claude Code\'s name for "toolTimeoutMs"; give one, or the same value',
+      });
+    }
     const stdioOnly = (["args", "env", "cwd"] as const).filter((k) => cfg[k] !== undefined);
     if ((cfg.command === undefined) === (cfg.url === undefined)) {
       ctx.addIssue({ code: "custom", message: 'an MCP server needs exactly one of "command" (stdio) or "url" (HTTP)' });

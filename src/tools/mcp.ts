@@ -80,53 +80,139 @@ export function mcpToolName(server: string, tool: string): string {
   return `mcp__${normalizeMcpName(server)}__${normalizeMcpName(tool)}`;
 }
 
+/** Where one configured server stands. */
+export type McpServerStatus = "starting" | "connected" | "failed" | "disconnected" | "closed";
+
+/** A configured server as `gatehouse mcp list` shows it. */
+export interface McpServerState {
+  readonly name: string;
+  readonly transport: "stdio" | "http" | "sse";
+  readonly status: McpServerStatus;
+  /** The names the model sees (`mcp__<server>__<tool>`), once connected. */
+  readonly tools: readonly string[];
+  /** Why it failed (masked), or what had to be skipped. */
+  readonly errors: readonly string[];
+  /** How long it took to connect or fail (ms). */
+  readonly startupMs?: number;
+}
+
 /**
- * Starts and connects every configured server in parallel. A server that cannot be started,
- * crashes, or does not finish the handshake in time becomes a diagnostic; the others still
- * connect. Never rejects.
+ * The configured servers, started at once and concurrently, in the background: nothing waits for
+ * them until it needs their tools (`settled`). Each server has its own startup timeout; one that
+ * fails or hangs is marked failed once and never waited on again in this process.
  */
-export async function connectMcpServers(config: McpServersConfig, options: ConnectMcpOptions): Promise<McpConnection> {
+export interface McpServerPool {
+  /** Every server has connected or failed (or was closed). Never rejects. */
+  settled(): Promise<void>;
+  /** The servers' tools, once `settled` (a tool name two servers share is kept once). */
+  readonly tools: readonly Tool[];
+  readonly diagnostics: readonly McpDiagnostic[];
+  /** Where each server stands right now. */
+  servers(): McpServerState[];
+  /** Stops every server; safe to call more than once. */
+  close(): Promise<void>;
+}
+
+/** Starts every configured server concurrently and returns at once (see `McpServerPool`). */
+export function startMcpServers(config: McpServersConfig, options: ConnectMcpOptions): McpServerPool {
   const diagnostics: McpDiagnostic[] = [];
-  const servers: ConnectedServer[] = [];
   const tools: Tool[] = [];
   const seen = new Map<string, string>();
-  const names = Object.keys(config);
-  const settled = await Promise.allSettled(
-    names.map((name) => connectServer(name, config[name] as McpServerConfig, options)),
-  );
-  settled.forEach((result, i) => {
-    const server = names[i] as string;
-    if (result.status === "rejected") {
-      // A URL in the config may carry a password, and a server's stderr anything: masked here, once.
-      diagnostics.push({ server, message: maskSecrets(String((result.reason as Error)?.message ?? result.reason)) });
-      options.logger?.warn({ server }, `MCP server "${server}" is unavailable: ${diagnostics.at(-1)?.message}`);
-      return;
-    }
-    servers.push(result.value);
-    diagnostics.push(...result.value.diagnostics);
-    for (const tool of result.value.tools) {
-      const other = seen.get(tool.name);
-      if (other !== undefined) {
-        diagnostics.push({ server, message: `tool ${tool.name} is also provided by server "${other}"; skipped` });
-        continue;
-      }
-      seen.set(tool.name, server);
-      tools.push(tool);
-    }
-  });
+  const entries = Object.entries(config).map(([name, entry]) => ({
+    name,
+    transport: transportOf(entry),
+    status: "starting" as McpServerStatus,
+    errors: [] as string[],
+    toolNames: [] as string[],
+    startupMs: undefined as number | undefined,
+    server: undefined as ConnectedServer | undefined,
+  }));
   let closing: Promise<void> | undefined;
+  // Closing stops the servers still starting too: their handshakes are abandoned, their processes stopped.
+  const stop = new AbortController();
+  const began = performance.now();
+  const all = Promise.all(
+    entries.map(async (e) => {
+      try {
+        const server = await connectServer(e.name, config[e.name] as McpServerConfig, options, stop.signal, () => {
+          if (e.status === "connected") e.status = "disconnected";
+        });
+        e.startupMs = Math.round(performance.now() - began);
+        if (closing !== undefined) {
+          await server.client.close().catch(() => {});
+          return;
+        }
+        e.server = server;
+        e.status = "connected";
+        for (const d of server.diagnostics) {
+          diagnostics.push(d);
+          e.errors.push(d.message);
+        }
+        for (const tool of server.tools) {
+          const other = seen.get(tool.name);
+          if (other !== undefined) {
+            const message = `tool ${tool.name} is also provided by server "${other}"; skipped`;
+            diagnostics.push({ server: e.name, message });
+            e.errors.push(message);
+            continue;
+          }
+          seen.set(tool.name, e.name);
+          tools.push(tool);
+          e.toolNames.push(tool.name);
+        }
+      } catch (error) {
+        e.startupMs = Math.round(performance.now() - began);
+        e.status = closing === undefined ? "failed" : "closed";
+        // A URL in the config may carry a password, and a server's stderr anything: masked here, once.
+        const message = maskSecrets(String((error as Error)?.message ?? error));
+        e.errors.push(message);
+        diagnostics.push({ server: e.name, message });
+        options.logger?.warn({ server: e.name }, `MCP server "${e.name}" is unavailable: ${message}`);
+      }
+    }),
+  ).then(() => undefined);
   return {
+    settled: () => all,
     tools,
     diagnostics,
+    servers: () =>
+      entries.map((e) => ({
+        name: e.name,
+        transport: e.transport,
+        status: e.status,
+        tools: [...e.toolNames],
+        errors: [...e.errors],
+        ...(e.startupMs === undefined ? {} : { startupMs: e.startupMs }),
+      })),
     close() {
       if (closing === undefined) {
         // Marked first, so a deliberate shutdown is not logged as a server dropping out.
-        for (const s of servers) s.state.connected = false;
-        closing = Promise.allSettled(servers.map((s) => s.client.close())).then(() => undefined);
+        for (const e of entries) {
+          if (e.server) e.server.state.connected = false;
+          if (e.status !== "failed") e.status = "closed";
+        }
+        stop.abort();
+        closing = Promise.allSettled([...entries.map((e) => e.server?.client.close()), all]).then(() => undefined);
       }
       return closing;
     },
   };
+}
+
+function transportOf(entry: McpServerConfig): McpServerState["transport"] {
+  if (entry.command !== undefined) return "stdio";
+  return entry.type === "sse" ? "sse" : "http";
+}
+
+/**
+ * Starts and connects every configured server in parallel and waits for all of them. A server
+ * that cannot be started, crashes, or does not finish the handshake in time becomes a
+ * diagnostic; the others still connect. Never rejects.
+ */
+export async function connectMcpServers(config: McpServersConfig, options: ConnectMcpOptions): Promise<McpConnection> {
+  const pool = startMcpServers(config, options);
+  await pool.settled();
+  return { tools: [...pool.tools], diagnostics: [...pool.diagnostics], close: () => pool.close() };
 }
 
 interface ConnectedServer {
@@ -140,6 +226,8 @@ async function connectServer(
   name: string,
   entry: McpServerConfig,
   options: ConnectMcpOptions,
+  signal: AbortSignal,
+  onDisconnect: () => void,
 ): Promise<ConnectedServer> {
   // Callers may hand over config that skipped validation; a bad entry must not start anything.
   const parsed = McpServerConfigSchema.safeParse(entry);
@@ -147,16 +235,19 @@ async function connectServer(
   const { config, missing } = expandServerConfig(parsed.data, options.env ?? process.env);
   if (missing.length > 0)
     throw new Error(`missing environment variable${missing.length > 1 ? "s" : ""}: ${missing.join(", ")}`);
-  const timeout = options.startupTimeoutMs ?? 30_000;
+  // The server's own entry first, then the caller's (MCP_TIMEOUT), then the defaults.
+  const timeout = config.startupTimeoutMs ?? options.startupTimeoutMs ?? 30_000;
+  const toolTimeout = config.toolTimeoutMs ?? config.timeout ?? options.toolTimeoutMs ?? 600_000;
   const client =
     config.command !== undefined
-      ? await connectStdio(name, config, options, timeout)
-      : await connectRemote(config, timeout);
+      ? await connectStdio(name, config, options, { timeout, signal })
+      : await connectRemote(config, { timeout, signal });
   try {
-    const definitions = await listAllTools(client, timeout);
+    const definitions = await listAllTools(client, { timeout, signal });
     const state = { connected: true };
     client.onclose = () => {
       if (state.connected) options.logger?.warn({ server: name }, `MCP server "${name}" disconnected`);
+      if (state.connected) onDisconnect();
       state.connected = false;
     };
     const diagnostics: McpDiagnostic[] = [];
@@ -170,7 +261,7 @@ async function connectServer(
         });
         continue;
       }
-      tools.push(mcpTool(name, toolName, def, client, state, options.toolTimeoutMs ?? 600_000));
+      tools.push(mcpTool(name, toolName, def, client, state, toolTimeout));
     }
     return { client, state, tools, diagnostics };
   } catch (err) {
@@ -183,8 +274,9 @@ async function connectStdio(
   name: string,
   config: McpServerConfig,
   options: ConnectMcpOptions,
-  timeout: number,
+  limits: Limits,
 ): Promise<Client> {
+  const timeout = limits.timeout;
   const command = config.command as string;
   const cwd = path.resolve(options.cwd, config.cwd ?? ".");
   const policy = options.envPolicy ?? DEFAULT_ENV_POLICY;
@@ -205,7 +297,7 @@ async function connectStdio(
   });
   let protocolError: Error | undefined;
   try {
-    return await connectClient(transport, timeout, (e) => {
+    return await connectClient(transport, limits, (e) => {
       // EPIPE and friends only echo the exit; a parse error says the server spoke something else.
       if ((e as NodeJS.ErrnoException).code === undefined) protocolError ??= e;
     });
@@ -224,15 +316,22 @@ async function connectStdio(
   }
 }
 
-async function connectRemote(config: McpServerConfig, timeout: number): Promise<Client> {
+/** A handshake's time limit, and the pool's signal that abandons it. */
+interface Limits {
+  readonly timeout: number;
+  readonly signal: AbortSignal;
+}
+
+async function connectRemote(config: McpServerConfig, limits: Limits): Promise<Client> {
+  const timeout = limits.timeout;
   const raw = config.url as string;
   if (!isHttpUrl(raw)) throw new Error(`invalid url: ${raw}`);
   const url = new URL(raw);
   const opts = config.headers !== undefined ? { requestInit: { headers: config.headers } } : {};
-  const sse = () => connectClient(new SSEClientTransport(url, opts), timeout);
+  const sse = () => connectClient(new SSEClientTransport(url, opts), limits);
   if (config.type === "sse") return sse().catch(rethrow(`${raw}: `, timeout));
   try {
-    return await connectClient(new StreamableHTTPClientTransport(url, opts), timeout);
+    return await connectClient(new StreamableHTTPClientTransport(url, opts), limits);
   } catch (err) {
     if (config.type === "http") throw new Error(`${raw}: ${describeError(err, timeout)}`, { cause: err });
     // The SDK's documented fallback for servers that only speak the older HTTP+SSE transport.
@@ -246,11 +345,11 @@ function rethrow(prefix: string, timeout: number): (err: unknown) => never {
   };
 }
 
-async function connectClient(transport: Transport, timeout: number, onError?: (err: Error) => void): Promise<Client> {
+async function connectClient(transport: Transport, limits: Limits, onError?: (err: Error) => void): Promise<Client> {
   const client = new Client({ name: "gatehouse", version: VERSION });
   if (onError !== undefined) client.onerror = onError;
   try {
-    await client.connect(transport, { timeout });
+    await client.connect(transport, limits);
     return client;
   } catch (err) {
     await client.close().catch(() => {});
@@ -259,12 +358,12 @@ async function connectClient(transport: Transport, timeout: number, onError?: (e
   }
 }
 
-async function listAllTools(client: Client, timeout: number): Promise<McpToolDefinition[]> {
+async function listAllTools(client: Client, limits: Limits): Promise<McpToolDefinition[]> {
   if (client.getServerCapabilities()?.tools === undefined) return [];
   const all: McpToolDefinition[] = [];
   let cursor: string | undefined;
   do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout });
+    const page = await client.listTools(cursor === undefined ? {} : { cursor }, limits);
     all.push(...page.tools);
     cursor = page.nextCursor;
   } while (cursor !== undefined);

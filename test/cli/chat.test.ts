@@ -209,7 +209,19 @@ describe("gatehouse chat (stdin piped: plain output)", { concurrency: 4 }, () =>
     const cwd = await fresh();
     const r = await gatehouse(["chat", "--help"], { cwd });
     assert.equal(r.code, 0);
-    for (const flag of ["--session", "--model", "--config", "--data-dir", "--settings", "Ctrl-C", "/exit"])
+    for (const flag of [
+      "--session",
+      "--continue",
+      "--resume",
+      "--model",
+      "--config",
+      "--data-dir",
+      "--settings",
+      "Ctrl-C",
+      "/exit",
+      "\\ then Enter",
+      "Up / Down",
+    ])
       assert.ok(r.stdout.includes(flag), `${flag} in ${r.stdout}`);
   });
 });
@@ -648,6 +660,11 @@ test("chat.ts loads nothing heavy when main.ts registers it at start-up", async 
     "./run-end.js",
     "./status-line.js",
     "../core/secrets.js",
+    "./chat-input.js",
   ]);
   for (const specifier of eager) assert.ok(specifier.startsWith("node:") || light.has(specifier), specifier);
+  // The multi-line composer and history file: node built-ins only.
+  const input = await readFile(new URL("../../src/cli/chat-input.ts", import.meta.url), "utf8");
+  for (const m of input.matchAll(/^import\s+(?!type\s)[^;]*?from\s+"([^"]+)"/gm))
+    assert.ok(m[1]?.startsWith("node:"), `chat-input.ts imports ${m[1]}`);
 });

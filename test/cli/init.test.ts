@@ -97,6 +97,28 @@ describe("gatehouse init", { concurrency: 4 }, () => {
     assert.deepEqual(JSON.parse(await readFile(join(again, "gatehouse.json"), "utf8")), { model: "scripted:echo" });
   });
 
+  test(".gitignore: created ignoring .gatehouse/, appended to when it ignores other things, left alone when it already ignores it", async () => {
+    const none = await fresh();
+    const created = await gatehouse(["init"], { cwd: none });
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(await readFile(join(none, ".gitignore"), "utf8"), /^\.gatehouse\/$/m);
+    assert.match(created.stdout, /\.gitignore \(written, ignoring \.gatehouse\/\)/);
+
+    const other = await fresh({ ".gitignore": "node_modules\ndist" });
+    const appended = await gatehouse(["init"], { cwd: other });
+    assert.equal(appended.code, 0, appended.stderr);
+    const text = await readFile(join(other, ".gitignore"), "utf8");
+    assert.ok(text.startsWith("node_modules\ndist\n"), "what was there is kept, a newline added after it");
+    assert.match(text, /^\.gatehouse\/$/m);
+    assert.match(appended.stdout, /\.gitignore \(\.gatehouse\/ added\)/);
+
+    const already = await fresh({ ".gitignore": "/.gatehouse\n" });
+    const kept = await gatehouse(["init"], { cwd: already });
+    assert.equal(kept.code, 0, kept.stderr);
+    assert.equal(await readFile(join(already, ".gitignore"), "utf8"), "/.gatehouse\n");
+    assert.ok(!kept.stdout.includes(".gitignore"));
+  });
+
   test("init DIR creates the folder and writes there", async () => {
     const cwd = await fresh();
     const r = await gatehouse(["init", "new/project"], { cwd });

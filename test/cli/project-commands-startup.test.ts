@@ -5,7 +5,7 @@ import { describe, test } from "node:test";
 /** What the modules main.ts loads at start-up to register commands may load themselves. */
 // terminal.ts imports nothing: the sanitizer every printer uses.
 const LIGHT = new Set(["commander", "./exit.js", "./common.js", "./format.js", "./terminal.js"]);
-const MODULES = ["sessions", "audit", "plugins", "config", "init", "serve", "common", "format"];
+const MODULES = ["sessions", "audit", "plugins", "config", "mcp", "init", "serve", "common", "format"];
 
 /** Static imports that are loaded at run time (`import type` is erased). */
 async function runtimeImports(relative: string): Promise<string[]> {

@@ -64,9 +64,13 @@ describe("gatehouse sessions", { concurrency: 4 }, () => {
     const r = await gatehouse(["sessions", "list"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.trimEnd().split("\n");
-    assert.match(lines[0] ?? "", /^ID\s+UPDATED\s+RUNS\s+MESSAGES\s+KEY$/);
-    assert.match(lines[1] ?? "", /^s-2\s/, "the blocked session was updated last");
-    assert.match(lines[2] ?? "", /^s-1\s+\S+ \S+\s+2\s+6\s+-$/);
+    assert.match(lines[0] ?? "", /^ID\s+UPDATED\s+RUNS\s+MESSAGES\s+KEY\s+TITLE$/);
+    assert.match(
+      lines[1] ?? "",
+      /^s-2\s.*\s-$/,
+      "the blocked session was updated last; its blocked prompt is no title",
+    );
+    assert.match(lines[2] ?? "", /^s-1\s+\S+ \S+\s+2\s+6\s+-\s+hello$/, "a title: the first prompt");
     assert.ok(!r.stdout.includes(ESC), "no colors when stdout is not a terminal");
   });
 
@@ -81,13 +85,17 @@ describe("gatehouse sessions", { concurrency: 4 }, () => {
     const s1 = sessions[1] as Record<string, unknown>;
     assert.deepEqual(Object.keys(s1).sort(), [
       "createdAt",
+      "firstPrompt",
       "id",
       "key",
       "messageCount",
       "parentSessionId",
       "runCount",
+      "title",
       "updatedAt",
     ]);
+    assert.equal(s1.title, "hello");
+    assert.equal((sessions[0] as Record<string, unknown>).title, null, "a blocked prompt never titles a session");
     assert.equal(s1.runCount, 2);
     assert.equal(s1.messageCount, 6);
     assert.equal(s1.parentSessionId, null);

@@ -23,7 +23,9 @@ const MESSAGE_WRITERS = ["appendMessage", "rewriteRun", "blockRun", "blockPrompt
 /**
  * Every other method of SessionStore, each of which writes no message text a user is shown:
  * `recordCompaction` stores a model-written summary that is history for the model only (and goes
- * with any run it covers when that run is scrubbed); `queueInjection` holds model-only context.
+ * with any run it covers when that run is scrubbed); `queueInjection` holds model-only context;
+ * `setSessionTitle` stores a title a person or API client gave the session (the CLI's default
+ * title, the first prompt, is read from the stored messages and never written here).
  */
 const OTHER_STORE_METHODS = [
   "kind",
@@ -34,6 +36,7 @@ const OTHER_STORE_METHODS = [
   "showSession",
   "exportSession",
   "deleteSession",
+  "setSessionTitle",
   "startRun",
   "finishRun",
   "getRun",

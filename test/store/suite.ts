@@ -60,6 +60,29 @@ export function defineStoreSuite(label: string, factory: StoreFactory): void {
     );
 
     test(
+      "a session's title: given at creation, set, cleared; one line of text; not activity",
+      withStore(async ({ store }) => {
+        const titled = await store.createSession({ title: "  Garden plans " });
+        assert.equal(titled.title, "Garden plans");
+        assert.equal((await store.getSession(titled.id))?.title, "Garden plans");
+        const plain = await store.createSession();
+        assert.equal("title" in plain, false, "no title unless one is given");
+        assert.equal(await store.setSessionTitle(plain.id, "Fence repair"), true);
+        const renamed = await store.getSession(plain.id);
+        assert.equal(renamed?.title, "Fence repair");
+        assert.equal(renamed?.updatedAt, plain.updatedAt, "renaming is not activity");
+        const [listed] = (await store.listSessions({ limit: 10 })).filter((s) => s.id === plain.id);
+        assert.equal(listed?.title, "Fence repair");
+        assert.equal(await store.setSessionTitle(plain.id, null), true);
+        assert.equal("title" in ((await store.getSession(plain.id)) ?? {}), false, "cleared");
+        assert.equal(await store.setSessionTitle("no-such-session", "x"), false);
+        await rejectsWith(store.setSessionTitle(plain.id, "two\nlines"), "invalid");
+        await rejectsWith(store.setSessionTitle(plain.id, "   "), "invalid");
+        await rejectsWith(store.setSessionTitle(plain.id, "x".repeat(501)), "invalid");
+      }),
+    );
+
+    test(
       "runs are numbered in admission order and a blocked run stays blocked when finished",
       withStore(async ({ store }) => {
         const session = await store.createSession();

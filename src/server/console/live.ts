@@ -36,8 +36,12 @@ export async function liveSnapshot(ctx: ServerContext, caller: Caller): Promise<
     }
     return at;
   };
-  const owners = await ctx.records.sessionOwners([...new Set(live.map((r) => rootOf(r).sessionId))]);
+  const roots = [...new Set(live.map((r) => rootOf(r).sessionId))];
+  const owners = await ctx.records.sessionOwners(roots);
   const ownerOf = (run: LiveRun) => owners.get(rootOf(run).sessionId);
+  const titles = new Map<string, string | undefined>();
+  for (const id of roots) titles.set(id, (await store.getSession(id))?.title);
+  const titleOf = (run: LiveRun) => titles.get(rootOf(run).sessionId) ?? ownerOf(run)?.title ?? null;
   const visible = live.filter((r) => caller.admin || ownerOf(r)?.principal === caller.principal);
 
   const steps = await ctx.records.console.stepsOf(visible.map((r) => r.runId));
@@ -64,7 +68,7 @@ export async function liveSnapshot(ctx: ServerContext, caller: Caller): Promise<
         instance: r.instance,
         startedAt: new Date(r.startedAt).toISOString(),
         principal: owner?.principal ?? null,
-        title: owner?.title ?? null,
+        title: titleOf(r),
         steps: (timeline?.steps ?? []).slice(-STEPS_SHOWN),
       };
     }),

@@ -289,6 +289,7 @@ export class MemoryConsoleRecords implements ConsoleRecords {
   }
 }
 
+/** @internal Driver types stay out of the published declarations (stripInternal): @types/better-sqlite3 is a devDependency. */
 type SqliteDatabase = import("better-sqlite3").Database;
 
 export class SqliteConsoleRecords implements ConsoleRecords {
@@ -296,6 +297,7 @@ export class SqliteConsoleRecords implements ConsoleRecords {
   private readonly insertLive;
   private readonly deleteLive;
 
+  /** @internal */
   constructor(private readonly db: SqliteDatabase) {
     db.exec(CONSOLE_TABLES("REAL"));
     this.insertStep = db.prepare(
@@ -364,9 +366,11 @@ export class SqliteConsoleRecords implements ConsoleRecords {
   }
 }
 
+/** @internal pg ships no types; @types/pg is a devDependency. */
 type PgPool = import("pg").Pool;
 
 export class PostgresConsoleRecords implements ConsoleRecords {
+  /** @internal */
   constructor(private readonly pool: PgPool) {}
 
   /** Run once, under the lock the service records take to create their tables. */

@@ -59,7 +59,9 @@ export async function listSessions(
     if (query.principal !== undefined && owner?.principal !== query.principal) return false;
     if (query.blocked !== undefined && (blocks.get(session.id) ?? 0) > 0 !== query.blocked) return false;
     if (needle === undefined || needle === "") return true;
-    return [owner?.title, session.id, session.key].some((text) => text?.toLowerCase().includes(needle));
+    return [session.title ?? owner?.title, session.id, session.key].some((text) =>
+      text?.toLowerCase().includes(needle),
+    );
   });
   const page = matching.slice(query.offset, query.offset + query.limit);
   const data = await Promise.all(
@@ -72,7 +74,7 @@ export async function listSessions(
       return {
         id: session.id,
         key: session.key,
-        title: owner?.title ?? null,
+        title: session.title ?? owner?.title ?? null,
         createdAt: session.createdAt,
         updatedAt: session.updatedAt,
         principal: owner?.principal ?? null,

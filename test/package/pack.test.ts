@@ -1,0 +1,145 @@
+// The package as a user installs it: `npm pack` of the built package, installed from the tarball
+// into a fresh TypeScript project (its dependencies from the npm cache or registry), where a plugin
+// and a `createGatehouse` call type-check with `skipLibCheck: false` — the published declarations
+// stand on the package's own dependencies (no devDependency's types), and `store: "memory"` is
+// accepted as gatehouse.json spells it.
+//
+// Slow by nature (an npm install): its own file, a built dist/ needed (like test/cli/bundle.test.ts).
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+/**
+ * npm as a user runs it: without the `npm_*` variables `npm test` hands its children (they point
+ * npm at this repository's config and prefix). A failure carries npm's own error output.
+ */
+async function npm(args: readonly string[], cwd: string): Promise<void> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+  try {
+    await run("npm", ["--loglevel=error", ...args], { cwd, env, maxBuffer: 10 * 1024 * 1024 });
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`npm ${args[0]} failed:\n${stderr ?? ""}${stdout ?? ""}`, { cause: error });
+  }
+}
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const BUILT = join(ROOT, "dist", "index.d.ts");
+const devVersion = (name: string) =>
+  (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> })
+    .devDependencies[name];
+
+const PLUGIN = `import type { PluginDefinition } from "gatehouse";
+
+const plugin: PluginDefinition<{ word?: string } | undefined> = {
+  id: "no-rm",
+  setup(api) {
+    api.on("before_agent_run", (event) =>
+      event.prompt.includes(api.config?.word ?? "secret")
+        ? { outcome: "block", reason: "internal", message: "Not here." }
+        : undefined,
+    );
+    api.on("before_tool_call", (event) =>
+      event.toolName === "Bash" ? { block: true, blockReason: "no shell here" } : undefined,
+    );
+  },
+};
+export default plugin;
+`;
+
+const MAIN = `import { createGatehouse, type RunResult } from "gatehouse";
+import plugin from "./plugin.js";
+
+const gatehouse = createGatehouse({ model: "scripted:echo", store: "memory", plugins: [plugin] });
+const result: RunResult = await gatehouse.run({ prompt: "hello" });
+const outcome: string = result.outcome;
+console.log(outcome);
+await gatehouse.close();
+`;
+
+const TSCONFIG = {
+  compilerOptions: {
+    target: "ES2022",
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    strict: true,
+    skipLibCheck: false,
+    noEmit: true,
+    types: ["node"],
+  },
+  include: ["*.ts"],
+};
+
+describe("the packed package in a fresh TypeScript project", {
+  skip: existsSync(BUILT) ? undefined : "run `npm run build` first",
+}, () => {
+  let dir = "";
+  after(() => (dir ? rm(dir, { recursive: true, force: true }) : undefined));
+
+  test("installs from the tarball; a plugin and createGatehouse({ store: 'memory' }) type-check with skipLibCheck false", async () => {
+    dir = await mkdtemp(join(tmpdir(), "gatehouse-pack-"));
+    await npm(["pack", "--ignore-scripts", "--pack-destination", dir], ROOT);
+    const tarball = (await readdir(dir)).find((f) => f.endsWith(".tgz"));
+    assert.ok(tarball, "npm pack wrote a tarball");
+    const project = join(dir, "project");
+    await run("mkdir", [project]);
+    await writeFile(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+    await writeFile(join(project, "tsconfig.json"), JSON.stringify(TSCONFIG));
+    await writeFile(join(project, "plugin.ts"), PLUGIN);
+    await writeFile(join(project, "main.ts"), MAIN);
+    // Scripts skipped: type-checking needs no native build of better-sqlite3.
+    await npm(
+      [
+        "install",
+        "--prefer-offline",
+        "--ignore-scripts",
+        "--no-audit",
+        "--no-fund",
+        join(dir, tarball),
+        `typescript@${devVersion("typescript")}`,
+        `@types/node@${devVersion("@types/node")}`,
+      ],
+      project,
+    );
+    const installed = JSON.parse(readFileSync(join(project, "node_modules", "gatehouse", "package.json"), "utf8"));
+    assert.equal(installed.name, "gatehouse");
+    assert.ok(
+      !existsSync(join(project, "node_modules", "@types", "better-sqlite3")),
+      "no devDependency types installed",
+    );
+    const tsc = join(project, "node_modules", "typescript", "bin", "tsc");
+    const checked = await run(process.execPath, [tsc, "-p", "."], { cwd: project }).then(
+      () => ({ ok: true, out: "" }),
+      (error: { stdout?: string; stderr?: string }) => ({
+        ok: false,
+        out: `${error.stdout ?? ""}${error.stderr ?? ""}`,
+      }),
+    );
+    assert.ok(checked.ok, `tsc found errors in the consumer project:\n${checked.out}`);
+  });
+
+  test("no declaration the package entry reaches imports a driver's types (they are devDependencies)", () => {
+    const dist = join(ROOT, "dist");
+    const reached = new Set<string>();
+    const queue = ["index.d.ts"];
+    for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
+      if (reached.has(file)) continue;
+      reached.add(file);
+      const text = readFileSync(join(dist, file), "utf8");
+      for (const m of text.matchAll(/(?:from\s+|import\()\s*"(\.[^"]+)\.js"/g))
+        queue.push(join(dirname(file), `${m[1]}.d.ts`));
+    }
+    assert.ok(reached.size > 20, `the walk found the declarations (${reached.size})`);
+    const driverTypes = [...reached].filter((f) =>
+      /(?:from\s+|import\()\s*"(?:better-sqlite3|pg)"/.test(readFileSync(join(dist, f), "utf8")),
+    );
+    assert.deepEqual(driverTypes, []);
+  });
+});
