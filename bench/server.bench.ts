@@ -22,9 +22,9 @@ import { fileURLToPath } from "node:url";
 import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import pg from "pg";
 import { postgresRows, sinkHas } from "../harness/sinks.js";
+import { createGatehouse, type Gatehouse } from "../src/assembly/gatehouse.js";
 import { createScriptedModel } from "../src/models/index.js";
 import { definePlugin } from "../src/plugins/index.js";
-import { createGatehouse, type Gatehouse } from "../src/runtime/gatehouse.js";
 import { openService, type RunningServer } from "../src/server/index.js";
 
 const MAIN = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));

@@ -2,11 +2,11 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { createGatehouse } from "../src/assembly/gatehouse.js";
 import { NO_DECISION_BLOCK_REASON } from "../src/command-hooks/verdict.js";
 import type { HookSpec } from "../src/hooks/catalog.js";
 import { HOOK_NAMES, HOOKS, type HookName } from "../src/hooks/index.js";
 import { definePlugin, type PluginDefinition } from "../src/plugins/index.js";
-import { createGatehouse } from "../src/runtime/gatehouse.js";
 import { notices } from "../src/runtime/notices.js";
 import type { RunResult } from "../src/runtime/types.js";
 import type { Message } from "../src/store/types.js";
@@ -195,6 +195,8 @@ async function observe(setup: CellSetup): Promise<Observation> {
       store: opened.store,
       tools: [counting(lookupTool({ k: `data ${OUTPUT}` }), lookups), counting(echoTool, echoes), failTool],
       subagents: true,
+      // Agent calls ask in default mode: a rule keeps them out of the approver this harness counts on.
+      permissions: { allow: ["Agent"] },
       approver: async () => "allow-once",
       logger,
       config: { cwd: setup.dir, compaction: { contextTokens: 60, keepRecent: 1 } },

@@ -5,8 +5,8 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
+import { createGatehouse } from "../src/assembly/gatehouse.js";
 import { createScriptedModel } from "../src/models/index.js";
-import { createGatehouse } from "../src/runtime/gatehouse.js";
 import { openStore } from "../src/store/index.js";
 import type { Tool } from "../src/tools/types.js";
 import { captureLogger } from "./capture.js";

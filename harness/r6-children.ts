@@ -2,9 +2,9 @@ import { execFileSync } from "node:child_process";
 import { createReadStream, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createGatehouse } from "../src/assembly/gatehouse.js";
 import { createEnvPolicy, type EnvPolicy } from "../src/core/env-policy.js";
 import { isDead, killTrackedGroups } from "../src/core/process-groups.js";
-import { createGatehouse } from "../src/runtime/gatehouse.js";
 import type { RunResult } from "../src/runtime/types.js";
 import { openStore } from "../src/store/index.js";
 import { createBashTool } from "../src/tools/builtin/bash.js";
@@ -90,6 +90,8 @@ async function bashRun(
         ...(options.envPolicy ? { envPolicy: options.envPolicy } : {}),
       }),
     ],
+    // The Bash call is what R6 watches: a rule lets it run (default mode would ask).
+    permissions: { allow: ["Bash"] },
     logger: captureLogger().logger,
     config: { cwd: dir },
   });

@@ -1,8 +1,8 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createGatehouse } from "../src/assembly/gatehouse.js";
 import { isDead } from "../src/core/process-groups.js";
-import { createGatehouse } from "../src/runtime/gatehouse.js";
 import type { RunResult } from "../src/runtime/types.js";
 import { openStore } from "../src/store/index.js";
 import { captureLogger } from "./capture.js";

@@ -10,10 +10,10 @@ import type {
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
+import { createGatehouse, type Gatehouse } from "../src/assembly/gatehouse.js";
 import { createScriptedModel, type ScriptInput } from "../src/models/index.js";
 import type { HostLogger } from "../src/plugins/host.js";
 import { definePlugin, type PluginDefinition } from "../src/plugins/index.js";
-import { createGatehouse, type Gatehouse } from "../src/runtime/gatehouse.js";
 import type { SessionStore } from "../src/store/types.js";
 import { type Tool, ToolError } from "../src/tools/types.js";
 import { COMMAND, MARK, type PlannedRun, type Scenario, type Target } from "./scenario.js";
@@ -300,6 +300,9 @@ export function scenarioGatehouse(scenario: Scenario, world: ScenarioWorld): Gat
     tools: [lookupTool(scenario.lookup), failTool(scenario.failing), echoTool],
     ...(world.mcpUrl ? { mcpServers: { canary: { type: "http", url: world.mcpUrl } } } : {}),
     subagents: { maxDepth: 2 },
+    // Agent and MCP calls ask in default mode and the harness has no person to ask: rules allow
+    // them, so the generated paths reach the sub-agents and the canary server.
+    permissions: { allow: ["Agent", "mcp__canary"] },
     logger: world.logger,
     config: { cwd: world.dir, compaction: scenario.compaction },
     env: { ...process.env, HOOK_LOG: world.hookLog },

@@ -2,7 +2,7 @@
 // the routes' zod schemas. `--check` exits 1 when the file is stale (test/server/native.test.ts
 // compares it with the served one too).
 import { readFileSync, writeFileSync } from "node:fs";
-import { createGatehouse } from "../src/runtime/gatehouse.js";
+import { createGatehouse } from "../src/assembly/gatehouse.js";
 import { openService } from "../src/server/index.js";
 
 export const OPENAPI_FILE = new URL("../docs/openapi.json", import.meta.url);

@@ -1,4 +1,13 @@
 // The public API of Gatehouse.
+
+export {
+  createGatehouse,
+  type Gatehouse,
+  type GatehouseOptions,
+  type PermissionOptions,
+  type PluginSpec,
+  type RunStream,
+} from "./assembly/gatehouse.js";
 export {
   ConfigError,
   type ConfigProblem,
@@ -30,14 +39,14 @@ export {
   type Script,
   type ScriptInput,
 } from "./models/index.js";
-export * from "./plugins/index.js";
 export {
-  createGatehouse,
-  type Gatehouse,
-  type GatehouseOptions,
-  type PluginSpec,
-  type RunStream,
-} from "./runtime/gatehouse.js";
+  PERMISSION_MODES,
+  type PermissionBehavior,
+  type PermissionMode,
+  PermissionPolicy,
+  type PermissionRule,
+} from "./permissions/index.js";
+export * from "./plugins/index.js";
 export type {
   ApprovalAnswer,
   ApprovalDecision,
@@ -47,6 +56,7 @@ export type {
   ChildRunSummary,
   RunError,
   RunErrorKind,
+  PermissionDenial,
   RunEvent,
   RunInput,
   RunOutcome,

@@ -12,6 +12,7 @@ import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, MultilineComposer } from "./ch
 import { ENVIRONMENT_HELP, EXIT } from "./exit.js";
 import { createCliLogger, type OutStream } from "./output.js";
 import { runEndLine } from "./run-end.js";
+import { addPermissionOptions, type PermissionCliFlags } from "./permission-flags.js";
 import { exitCodeFor, ignoreClosedTerminal, leaveBy, onSignals, type StopSignal } from "./signals.js";
 import { HELD, LOCK_WAIT, StatusLine } from "./status-line.js";
 import { TerminalSanitizer, terminalLine, terminalText } from "./terminal.js";
@@ -43,7 +44,7 @@ SIGTERM and SIGHUP (the terminal closed) cancel the turn under way like Ctrl-C; 
 is recorded, the chat ends by that signal (a shell shows 143 or 129).`;
 
 /** `gatehouse chat`'s options as commander parses them (the same names as `run`'s). */
-export interface ChatFlags {
+export interface ChatFlags extends PermissionCliFlags {
   readonly session?: string;
   readonly continue?: boolean;
   readonly resume?: string | boolean;
@@ -58,7 +59,7 @@ export interface ChatFlags {
 }
 
 export function registerChatCommand(program: Command): void {
-  program
+  const chat = program
     .command("chat")
     .summary("an interactive session in the terminal")
     .description(
@@ -74,7 +75,8 @@ export function registerChatCommand(program: Command): void {
     .option("--system-prompt <text>", 'the system prompt, instead of gatehouse.json "systemPrompt"')
     .option("--append-system-prompt <text>", "text added after the system prompt")
     .option("--max-turns <n>", 'model calls per turn at most (gatehouse.json "maxSteps", default 25)')
-    .option("--verbose", "log model calls, tool calls and hook decisions to stderr (metadata, never content)")
+    .option("--verbose", "log model calls, tool calls and hook decisions to stderr (metadata, never content)");
+  addPermissionOptions(chat)
     .addHelpText("after", `${CHAT_HELP}\n${ENVIRONMENT_HELP}`)
     .action(async (flags: ChatFlags) => {
       let ended: Termination | undefined;
@@ -124,7 +126,10 @@ export async function chatCommand(flags: ChatFlags, io: ChatIO): Promise<number>
   try {
     const prepared = await prepareGatehouse(flags, io, log);
     const approvals = approverSlot();
-    const opened = await openGatehouse(prepared, io, log, { approver: approvals.approver });
+    const tty = io.stdin.isTTY === true && io.stdout.isTTY === true;
+    // Without a terminal nobody can be asked: no approver, so what would ask is denied as in `run`
+    // (and no permission_prompt notification fires for a question nobody sees).
+    const opened = await openGatehouse(prepared, io, log, tty ? { approver: approvals.approver } : {});
     close = opened.close;
     const { gatehouse } = opened;
     const { store } = gatehouse;
@@ -134,7 +139,6 @@ export async function chatCommand(flags: ChatFlags, io: ChatIO): Promise<number>
     if (picked.note) log.warn(picked.note);
     const sessionId = picked.sessionId;
     const existing = sessionId === undefined ? undefined : await store.getSession(sessionId);
-    const tty = io.stdin.isTTY === true && io.stdout.isTTY === true;
     const color = tty && !io.env.NO_COLOR;
     const c = pc.createColors(color);
     const inputHistory = await InputHistory.open(prepared.settings.dataDir);

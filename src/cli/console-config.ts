@@ -8,17 +8,20 @@ import type { StoreOptions } from "../store/index.js";
 import { projectConfiguration } from "./config.js";
 import { shownPath } from "./format.js";
 import { describeHandler, inRunOrder } from "./hooks.js";
+import { permissionListing } from "./permissions.js";
 import { buildReport } from "./plugins.js";
 import type { CommandIO, ProjectFlags } from "./project.js";
 import type { PreparedGatehouse } from "./run.js";
 
-/**
- * Permission rules with their sources, as the permissions listing will print them. None exist
- * yet: issue 13 brings Claude Code's permission rules and `gatehouse permissions`, and fills
- * this in.
- */
-export function permissionRules(_prepared: PreparedGatehouse): ConfigurationReport["permissions"] {
-  return { rules: [], note: "none configured" };
+/** Permission rules with their sources and the mode, as `gatehouse permissions --json` lists them. */
+export function permissionRules(
+  prepared: PreparedGatehouse,
+  io: Pick<CommandIO, "cwd">,
+): ConfigurationReport["permissions"] {
+  const listing = permissionListing(prepared.permissions, (f) => shownPath(io.cwd, f));
+  const from = listing.modeFrom === "default" ? "the default" : `from ${listing.modeFrom}`;
+  const none = listing.rules.length === 0 ? "no rules; " : "";
+  return { rules: listing.rules, note: `${none}mode ${listing.mode} (${from})` };
 }
 
 export async function describeConfiguration(
@@ -46,7 +49,7 @@ export async function describeConfiguration(
     plugins: report.plugins.map((p) => ({ ...p })),
     pluginProblems: [...report.diagnostics],
     commandHooks: handlers.map((h) => describeHandler(secrets, io.cwd, h)),
-    permissions: permissionRules(prepared),
+    permissions: permissionRules(prepared, io),
     settings: await projectConfiguration(project, store, flags, io),
   };
 }

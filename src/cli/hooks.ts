@@ -145,7 +145,8 @@ class Stop extends Error {
 }
 
 async function lib() {
-  const [config, hooks, json, secrets, output] = await Promise.all([
+  const [sources, config, hooks, json, secrets, output] = await Promise.all([
+    import("../assembly/sources.js"),
     import("../config/index.js"),
     import("../command-hooks/index.js"),
     import("../core/json.js"),
@@ -153,6 +154,7 @@ async function lib() {
     import("./output.js"),
   ]);
   return {
+    loadSources: sources.loadSources,
     ...config,
     ...hooks,
     parseJsonText: json.parseJsonText,
@@ -185,6 +187,8 @@ interface Loaded extends LoadedCommandHooks {
 /** The same sources, in the same order, as `gatehouse run` reads. */
 async function loadHooks(L: Lib, flags: HooksSourceFlags, io: CliIO): Promise<Loaded> {
   let settings: ReturnType<Lib["resolveSettings"]>;
+  let permissions: unknown;
+  let configFile: string | undefined;
   try {
     const { config, file } = await L.loadConfig({
       cwd: io.cwd,
@@ -198,19 +202,22 @@ async function loadHooks(L: Lib, flags: HooksSourceFlags, io: CliIO): Promise<Lo
       env: io.env,
       ...(flags.settings === undefined ? {} : { settings: flags.settings }),
     });
+    permissions = config.permissions;
+    configFile = file;
   } catch (error) {
     if (error instanceof L.ConfigError) throw new Stop(EXIT.usage, error.message);
     throw error;
   }
   const { load = {} } = settings.commandHooks;
   const { envPolicy } = settings;
-  const loaded = L.loadCommandHookSources({
-    ...load,
-    envPolicy,
-    homeDir: load.homeDir ?? homedir(),
+  // The permission mode and rules decide whether a PermissionRequest hook can ever fire.
+  const { commandHooks, diagnostics } = L.loadSources({
     projectDir: io.cwd,
+    commandHooks: { ...load, homeDir: load.homeDir ?? homedir() },
+    config: { file: configFile ?? "gatehouse.json", ...(permissions === undefined ? {} : { permissions }) },
+    envPolicy,
   });
-  return { ...loaded, projectDir: io.cwd, envPolicy };
+  return { ...commandHooks, diagnostics: [...diagnostics], projectDir: io.cwd, envPolicy };
 }
 
 function formatted(L: Lib, cwd: string, d: Diagnostic): string {

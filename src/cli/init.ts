@@ -17,6 +17,7 @@ const CONFIG = {
     "model: scripted:echo answers with your prompt, offline. For a real model write e.g. anthropic:claude-sonnet-4-5 and set ANTHROPIC_API_KEY. --model and GATEHOUSE_MODEL override this file (flags > environment > this file > defaults).",
     "plugins: files (relative to this file) or packages. plugins/example.ts blocks prompts that ask for credentials and redacts e-mail addresses; allowConversationAccess lets a plugin loaded from a file use the hooks that read the conversation.",
     "Command hooks in Claude Code's format live in .claude/settings.json (or in a hooks block here); hooks/example-hook.sh refuses Bash commands that run rm -rf.",
+    "Permissions as in Claude Code: .claude/settings.json has a permissions block (allow, ask, deny rules such as Bash(npm test:*)); reads run, Bash and edits ask, and a run without a terminal denies what would ask. See them with: npx gatehouse permissions",
     "Reference: node_modules/gatehouse/docs/configuration.md. Check what a run will use with: npx gatehouse config",
   ],
   model: "scripted:echo",
@@ -53,7 +54,17 @@ const plugin: PluginDefinition = {
 export default plugin;
 `;
 
+/**
+ * Claude Code's settings file: a `permissions` block (docs/permissions.md) — tests and read-only
+ * git commands run without asking, pushes ask, secret files are never read — and the
+ * example hook.
+ */
 const SETTINGS = {
+  permissions: {
+    allow: ["Bash(npm test:*)", "Bash(npm run test:*)", "Bash(git status)", "Bash(git diff:*)", "Bash(git log:*)"],
+    ask: ["Bash(git push:*)"],
+    deny: ["Read(./.env)", "Read(./.env.*)", "Read(./secrets/**)"],
+  },
   hooks: {
     PreToolUse: [
       {

@@ -14,7 +14,7 @@ const program = new Command()
   .showHelpAfterError("(add --help for usage)")
   .addHelpText("after", `${PROGRAM_EXIT_CODES_HELP}\n${ENVIRONMENT_HELP}`);
 
-program
+const run = program
   .command("run")
   .summary("run one turn and print the reply")
   .description(
@@ -88,6 +88,7 @@ const COMMANDS: Record<string, () => Promise<void>> = {
   plugins: async () => (await import("./plugins.js")).registerPluginsCommand(program),
   config: async () => (await import("./config.js")).registerConfigCommand(program),
   mcp: async () => (await import("./mcp.js")).registerMcpCommand(program),
+  permissions: async () => (await import("./permissions.js")).registerPermissionsCommand(program),
   init: async () => (await import("./init.js")).registerInitCommand(program),
   serve: async () => (await import("./serve.js")).registerServeCommand(program),
   console: async () => (await import("./serve.js")).registerConsoleCommand(program),
@@ -105,6 +106,8 @@ const wanted =
       ? [first]
       : Object.keys(COMMANDS);
 for (const name of wanted) await COMMANDS[name]?.();
+// `run`'s permission flags, unless only the version is asked for.
+if (first !== "-v" && first !== "--version") (await import("./permission-flags.js")).addPermissionOptions(run);
 
 // A reader that went away (`gatehouse run … | head -1`) is not an error worth a stack trace. A
 // terminal that went away (EIO, after SIGHUP) is not either: the cancelled run still winds down.

@@ -31,6 +31,8 @@ export interface ProjectFlags {
   readonly config?: string;
   readonly dataDir?: string;
   readonly model?: string;
+  /** `--settings FILE|JSON`: a settings source read after gatehouse.json (hooks and permissions). */
+  readonly settings?: string;
 }
 
 /** The process around a command, injectable for tests. */
@@ -75,6 +77,7 @@ export async function loadProject(flags: ProjectFlags, io: Pick<CommandIO, "cwd"
       env: io.env,
       ...(flags.model === undefined ? {} : { model: flags.model }),
       ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
+      ...(flags.settings === undefined ? {} : { settings: flags.settings }),
     });
     return { config, ...(file === undefined ? {} : { file }), settings };
   } catch (error) {
@@ -132,7 +135,7 @@ export async function startHooks(
   logger: HostLogger,
 ): Promise<Gatehouse> {
   // The runtime is loaded only by the commands that need hooks.
-  const { createGatehouse } = await import("../runtime/gatehouse.js");
+  const { createGatehouse } = await import("../assembly/gatehouse.js");
   const gatehouse = createGatehouse({
     model: "scripted:echo",
     pluginEntries: project.settings.pluginEntries,

@@ -1,20 +1,22 @@
-import { homedir } from "node:os";
 import { text } from "node:stream/consumers";
+import { createGatehouse, DEFAULTS, type Gatehouse } from "../assembly/gatehouse.js";
+import { type LoadedSources, loadSources, permissionPolicy } from "../assembly/sources.js";
 // Not the command-hooks barrel: the dispatcher and executor load with the runtime, only when a hook is configured.
 import { type Diagnostic, formatDiagnostic } from "../command-hooks/diagnostics.js";
-import { loadCommandHookSources } from "../command-hooks/sources.js";
 import { MODEL_ENV, type ResolvedSettings } from "../config/index.js";
 import type { GatehouseConfig } from "../config/schema.js";
 import { ModelSpecError } from "../models/errors.js";
-import { createGatehouse, DEFAULTS, type Gatehouse } from "../runtime/gatehouse.js";
+import type { PermissionPolicy } from "../permissions/index.js";
+import { denialText } from "../runtime/doors/tool.js";
 import type { Approver, RunResult } from "../runtime/types.js";
 import { builtinTools } from "../tools/builtin/index.js";
 import { selectTools, unmatchedToolPatterns } from "../tools/select.js";
 import type { Tool } from "../tools/types.js";
-import { createTerminalApprover } from "./approver.js";
+import { createTerminalApprover, interactive } from "./approver.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import { type CliLogger, colorsFor, createCliLogger, type OutStream, writeJson, writeOut } from "./output.js";
 import { projectRelative } from "./paths.js";
+import { type PermissionCliFlags, permissionFlagsOf } from "./permission-flags.js";
 import { checkId, describe, loadProject, PLUGIN_NOT_LOADED, CliStop as Stop, storeOptionsFor } from "./project.js";
 import { runEndLine, runExitCode } from "./run-end.js";
 import { type OutputFormat, RunWatcher } from "./run-watch.js";
@@ -23,7 +25,7 @@ import { terminalText } from "./terminal.js";
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** `gatehouse run`'s options as commander parses them. */
-export interface RunFlags {
+export interface RunFlags extends PermissionCliFlags {
   readonly prompt?: string;
   readonly session?: string;
   /** `--continue`: the project's most recent session. */
@@ -81,11 +83,12 @@ async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<Exit
   const prompt = await readPrompt(flags, io, log);
   const format = flags.outputFormat ?? (flags.json ? "json" : "text");
   const watcher = new RunWatcher(format, io.stdout, io.stderr, colorsFor(io.stderr, io.env).dim);
-  // On a terminal the user is asked; without one, approvals are denied.
-  const ask = createTerminalApprover({ input: io.stdin, output: io.stderr });
+  // On a terminal the user is asked; without one, nobody is: what would ask is denied, visibly.
+  const terminal = { input: io.stdin, output: io.stderr };
+  const ask = interactive(terminal) ? createTerminalApprover(terminal) : undefined;
   const { gatehouse, close } = await openGatehouse(prepared, io, log, {
     // The status line steps aside while the question is on screen.
-    approver: (request, signal) => watcher.aside(() => ask(request, signal)),
+    ...(ask ? { approver: ((request, signal) => watcher.aside(() => ask(request, signal))) satisfies Approver } : {}),
   });
   try {
     const picked = await resolveSession(gatehouse.store, flags, io);
@@ -105,7 +108,7 @@ async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<Exit
 }
 
 /** The flags from which `run` and `chat` build the same Gatehouse. */
-export interface GatehouseFlags {
+export interface GatehouseFlags extends PermissionCliFlags {
   readonly session?: string;
   readonly model?: string;
   readonly config?: string;
@@ -127,6 +130,8 @@ export interface PreparedGatehouse {
   readonly file?: string;
   readonly settings: ResolvedSettings & { readonly model: string };
   readonly commandHooks: ResolvedSettings["commandHooks"];
+  /** The permission rules and mode every tool call is checked against. */
+  readonly permissions: PermissionPolicy;
 }
 
 /** Checks the flags and reads the configuration; every problem is a `CliStop` (exit 2). */
@@ -141,13 +146,22 @@ export async function prepareGatehouse(
   const { config, file, settings } = await loadProject(flags, io);
   const { model } = settings;
   if (model === undefined) throw new Stop(EXIT.usage, NO_MODEL);
-  const commandHooks = loadCommandHooks(settings, flags, io, log);
+  const sources = readSources({ config, ...(file === undefined ? {} : { file }), settings }, flags, io, log);
+  const { load: _, ...rest } = settings.commandHooks;
+  const commandHooks = { ...rest, handlers: [...(rest.handlers ?? []), ...sources.commandHooks.handlers] };
+  const permissions = permissionPolicy(sources.permissions, io.cwd);
   const runtime = {
     ...settings.runtime,
     ...(maxSteps === undefined ? {} : { maxSteps }),
     ...systemPromptOf(flags, settings.runtime.systemPrompt),
   };
-  return { config, ...(file === undefined ? {} : { file }), settings: { ...settings, model, runtime }, commandHooks };
+  return {
+    config,
+    ...(file === undefined ? {} : { file }),
+    settings: { ...settings, model, runtime },
+    commandHooks,
+    permissions,
+  };
 }
 
 function maxTurnsOf(raw: string | undefined): number | undefined {
@@ -170,10 +184,10 @@ function systemPromptOf(flags: GatehouseFlags, configured: string | undefined): 
  * and the model, started (a problem is a `CliStop`). `close` stops it and the MCP servers.
  */
 export async function openGatehouse(
-  { config, settings, commandHooks }: PreparedGatehouse,
+  { config, settings, commandHooks, permissions }: PreparedGatehouse,
   io: Pick<CliIO, "cwd" | "env">,
   log: CliLogger,
-  options: { readonly approver: Approver },
+  options: { readonly approver?: Approver },
 ): Promise<{ readonly gatehouse: Gatehouse; close(): Promise<void> }> {
   // The store's notices (another connection holding its files, say) are the CLI's warnings.
   const store = { ...storeOptionsFor(settings, io), warn: log.warn };
@@ -194,7 +208,8 @@ export async function openGatehouse(
       // Claude Code's Agent tool comes from the runtime; tools.allow / tools.deny decide on it too.
       subagents: selectTools([{ name: "Agent" }], config.tools ?? {}).length > 0 && (settings.subagents ?? true),
       commandHooks,
-      approver: options.approver,
+      permissions,
+      ...(options.approver ? { approver: options.approver } : {}),
       logger: log,
       config: settings.runtime,
       env: io.env as NodeJS.ProcessEnv,
@@ -210,23 +225,30 @@ export async function openGatehouse(
 }
 
 /**
- * The command hook sources (with `--settings`) are read here rather than in the runtime, so
- * that their problems are printed before the run: warnings, and the run goes on; any error,
- * and it does not start (a guard that failed to load must not be silently missing).
+ * The settings sources (docs/permissions.md) — command hooks and permissions from the user,
+ * project and local settings, gatehouse.json, `--settings` and the flags — are read here, before
+ * anything starts, so that their problems are printed first: warnings, and the run goes on; any
+ * error, and it does not start (a guard that failed to load must not be silently missing).
+ * `hooks`, `permissions` and the console read them the same way.
  */
-function loadCommandHooks(
-  settings: ResolvedSettings,
+export function readSources(
+  { config, file, settings }: { config: GatehouseConfig; file?: string; settings: ResolvedSettings },
   flags: GatehouseFlags,
   io: Pick<CliIO, "cwd">,
-  log: CliLogger,
-): ResolvedSettings["commandHooks"] {
-  const { load = {}, ...rest } = settings.commandHooks;
-  const loaded = loadCommandHookSources({
-    ...load,
-    envPolicy: settings.envPolicy,
-    ...(flags.settings === undefined ? {} : { cliSettings: flags.settings, cwd: io.cwd }),
-    homeDir: load.homeDir ?? homedir(),
+  log: Pick<CliLogger, "error" | "warn">,
+  what = "not running without the configured hooks and permissions",
+): LoadedSources {
+  // `--settings` reached `load` through resolveSettings, as for `hooks` and the console: one route.
+  const { load = {} } = settings.commandHooks;
+  const loaded = loadSources({
     projectDir: io.cwd,
+    commandHooks: load,
+    config: {
+      file: file ?? "gatehouse.json",
+      ...(config.permissions === undefined ? {} : { permissions: config.permissions }),
+    },
+    permissions: permissionFlagsOf(flags),
+    envPolicy: settings.envPolicy,
   });
   const shown = (d: Diagnostic) => formatDiagnostic({ ...d, file: projectRelative(io.cwd, d.file) });
   const warnings = loaded.diagnostics.filter((d) => d.level === "warning");
@@ -235,10 +257,10 @@ function loadCommandHooks(
   if (warnings.length > 0) log.warn(warningsLine(warnings.length, shown(warnings[0] as Diagnostic)));
   const errors = loaded.diagnostics.length - warnings.length;
   if (errors > 0) {
-    const what = errors === 1 ? "an error" : `${errors} errors`;
-    throw new Stop(EXIT.usage, `command hooks: ${what} in the hook settings; not running without the configured hooks`);
+    const count = errors === 1 ? "an error" : `${errors} errors`;
+    throw new Stop(EXIT.usage, `settings: ${count} in the hook or permission settings; ${what}`);
   }
-  return { ...rest, handlers: [...(rest.handlers ?? []), ...loaded.handlers] };
+  return loaded;
 }
 
 function warningsLine(count: number, first: string): string {
@@ -394,6 +416,14 @@ async function report(
 ): Promise<ExitCode> {
   const c = colorsFor(io.stdout, io.env);
   const json = format !== "text";
+  // Every denial is visible: one line naming the tool and the rule (--json lists them too).
+  for (const d of result.permissionDenials) {
+    const hint =
+      d.reason === "nobody" && d.suggestions?.length
+        ? ` (to allow it: --allowedTools "${d.suggestions.join('" "')}")`
+        : "";
+    log.warn(`permission denied: ${terminalText(d.toolName)}: ${terminalText(denialText(d))}${terminalText(hint)}`);
+  }
   // stream-json's last line, the run-end event, already carries the result.
   if (format === "json") await writeJson(io.stdout, result);
   else if (format === "text" && result.reply !== null && !(streamed && result.outcome === "completed")) {

@@ -20,7 +20,7 @@ const ok = (name: string, note = "") => row(name, "supported", note);
 const differs = (name: string, note: string) => row(name, "differs", note);
 const no = (name: string, note: string) => row(name, "not supported", note);
 
-const AFTER_PERMISSIONS = "needs Claude Code's permission model (permission rules and modes), which is not built yet";
+const NO_PERMISSION_DENIED = "PermissionDenied is not fired yet (issue 15)";
 const NO_SUCH_THING = (what: string) => `Gatehouse has no ${what}`;
 
 export const CLAUDE_CODE_EVENTS: readonly CompatRow[] = [
@@ -31,7 +31,10 @@ export const CLAUDE_CODE_EVENTS: readonly CompatRow[] = [
   differs("SessionEnd", "fires on `/reset` and `sessions rm`; a process exit does not end a session"),
   differs("UserPromptSubmit", "also fires for slash commands and claimed turns, before either acts"),
   ok("PreToolUse"),
-  differs("PermissionRequest", "`allow` with `updatedInput` is not an allow; exit 2 denies"),
+  differs(
+    "PermissionRequest",
+    "runs when a call would ask (docs/permissions.md) and for a remembered allow; exit 2 denies; `continue: false` denies without ending the run",
+  ),
   differs("PostToolUse", '`decision: "block"` withholds the output instead of adding the reason next to it'),
   differs("PostToolUseFailure", "can block: the failure's output is withheld"),
   ok("Stop"),
@@ -41,7 +44,7 @@ export const CLAUDE_CODE_EVENTS: readonly CompatRow[] = [
   ok("PostCompact"),
   differs("Notification", "fires for approval requests only (`permission_prompt`)"),
   ok("StopFailure"),
-  no("PermissionDenied", AFTER_PERMISSIONS),
+  no("PermissionDenied", "not fired yet: denials are in the run result's permissionDenials and the audit trail"),
   differs(
     "PostToolBatch",
     "fires after every model step with tool calls, one call too; a block or `continue: false` ends the run (blocked, the reason as the reply)",
@@ -68,7 +71,7 @@ export const CLAUDE_CODE_INPUT_FIELDS: readonly CompatRow[] = [
   differs("transcript_path", "a JSONL transcript written for hooks, in step with every scrub"),
   ok("cwd"),
   ok("hook_event_name"),
-  differs("permission_mode", `always "default": ${AFTER_PERMISSIONS}`),
+  ok("permission_mode", "the mode in force (docs/permissions.md)"),
   differs("prompt_id", "the run id: one prompt is one run"),
   no("effort", NO_SUCH_THING("reasoning effort setting")),
   ok("agent_id"),
@@ -90,7 +93,7 @@ export const CLAUDE_CODE_INPUT_FIELDS: readonly CompatRow[] = [
     "tool_calls",
     "PostToolBatch: each call's `tool_response` is what the model reads (a withheld output's notice)",
   ),
-  no("permission_suggestions", AFTER_PERMISSIONS),
+  ok("permission_suggestions", 'PermissionRequest: the rules an "always" answer would add'),
   ok("stop_hook_active"),
   ok("last_assistant_message"),
   no("background_tasks", NO_SUCH_THING("background tasks")),
@@ -115,7 +118,7 @@ export const CLAUDE_CODE_OUTPUT_FIELDS: readonly CompatRow[] = [
   ok("hookSpecificOutput.hookEventName"),
   differs("hookSpecificOutput.permissionDecision", "`defer` is taken as no decision"),
   ok("hookSpecificOutput.permissionDecisionReason"),
-  ok("hookSpecificOutput.updatedInput", "PreToolUse; PermissionRequest's is not applied"),
+  ok("hookSpecificOutput.updatedInput", "PreToolUse; PermissionRequest's with allow (both meet the deny rules again)"),
   differs(
     "hookSpecificOutput.additionalContext",
     "a blocked PreToolUse call's context is dropped (the call has no result to go next to)",
@@ -124,9 +127,9 @@ export const CLAUDE_CODE_OUTPUT_FIELDS: readonly CompatRow[] = [
   ok("hookSpecificOutput.updatedMCPToolOutput", "legacy, as `updatedToolOutput`"),
   differs(
     "hookSpecificOutput.decision",
-    "PermissionRequest: `behavior`, `message`; `interrupt` and `updatedPermissions` are ignored",
+    "PermissionRequest: `behavior`, `message` (what the model reads), `interrupt` (ends the run), `updatedInput`; `updatedPermissions` is ignored",
   ),
-  no("hookSpecificOutput.retry", `PermissionDenied: ${AFTER_PERMISSIONS}`),
+  no("hookSpecificOutput.retry", NO_PERMISSION_DENIED),
   no("hookSpecificOutput.classifierContext", NO_SUCH_THING("auto-mode classifier")),
 ];
 

@@ -97,7 +97,8 @@ export async function runCommandHooks(
  * merge by): the strongest decision wins (deny/block > ask > allow; among equals the first in
  * source order), and its handler's reason goes with it; context, system messages and feedback
  * are concatenated in order; `updatedInput` / `updatedToolOutput` come from the last handler in
- * order that gave one; `continue: false` from any handler stops, with the first stop reason.
+ * order that gave one; `continue: false` from any handler stops, with the first stop reason; an
+ * `interrupt` from any PermissionRequest deny ends the run.
  */
 const MERGE_RULES: Readonly<Record<string, FieldRule>> = {
   decision: { rule: "rank", order: ["block", "deny", "ask", "allow"] satisfies HookDecision[] },
@@ -141,5 +142,6 @@ export function mergeVerdicts(runs: HandlerRun[]): MergedVerdict {
     m.continue = false;
     if (merged.stopReason !== undefined) m.stopReason = merged.stopReason;
   }
+  if (runs.some((r) => r.outcome.verdict.interrupt)) m.interrupt = true;
   return m;
 }

@@ -1,5 +1,7 @@
 import { isAbsolute, relative } from "node:path";
 import { lazyRequire } from "../core/lazy-require.js";
+import { commandPattern } from "../permissions/rules.js";
+import { splitCommands, withoutAssignments } from "../permissions/shell.js";
 
 /** Loaded when a path rule is first matched. */
 const picomatch = lazyRequire<typeof import("picomatch")>("picomatch");
@@ -41,100 +43,17 @@ function bashMatches(pattern: string, command: unknown): boolean {
   if (typeof command !== "string") return true;
   const subcommands = splitShell(command);
   if (subcommands === undefined) return true;
-  const re = globToRegex(pattern);
+  const re = commandPattern(pattern);
   return subcommands.some((c) => re.test(c));
 }
 
-/** `git *` matches `git` and `git push`, not `gitk`; the legacy `git:*` is the same prefix rule. */
-function globToRegex(pattern: string): RegExp {
-  let p = pattern.trim();
-  let tail = "";
-  if (p.endsWith(":*")) {
-    p = p.slice(0, -2);
-    tail = "(?:\\s.*)?";
-  } else if (p.endsWith(" *")) {
-    p = p.slice(0, -2);
-    tail = "(?:\\s.*)?";
-  }
-  const body = p
-    .split("*")
-    .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-    .join(".*");
-  return new RegExp(`^${body}${tail}$`, "s");
-}
-
 /**
- * Splits a command line into simple commands (on `;`, `&`, `|`, newlines and inside `$()` and
- * backticks), each with leading `VAR=value` words removed. Undefined when quoting is unbalanced.
+ * The simple commands of a command line (permissions' shell reading: `;`, `&&`, `||`, `|`,
+ * newlines, subshells, `$()`, backticks), each without leading `VAR=value` words. Undefined
+ * when quoting is unbalanced.
  */
 export function splitShell(command: string): string[] | undefined {
-  const out: string[] = [];
-  const stack: string[] = [];
-  let current = "";
-  let quote: "'" | '"' | null = null;
-  const flush = () => {
-    const c = current.trim().replace(/^(?:[A-Za-z_]\w*=(?:'[^']*'|"[^"]*"|\S*)\s+)+/, "");
-    if (c !== "") out.push(c);
-    current = "";
-  };
-  for (let i = 0; i < command.length; i++) {
-    const ch = command[i] as string;
-    if (quote === "'") {
-      if (ch === "'") quote = null;
-      current += ch;
-      continue;
-    }
-    if (ch === "\\") {
-      current += ch + (command[i + 1] ?? "");
-      i++;
-      continue;
-    }
-    if (quote === '"' && ch === '"') {
-      quote = null;
-      current += ch;
-      continue;
-    }
-    if (ch === "$" && command[i + 1] === "(") {
-      stack.push(current);
-      current = "";
-      i++;
-      continue;
-    }
-    if (ch === "`") {
-      if (stack.at(-1) === "`") {
-        stack.pop();
-        flush();
-        current = stack.pop() ?? "";
-      } else {
-        stack.push(current, "`");
-        current = "";
-      }
-      continue;
-    }
-    if (ch === ")" && stack.length > 0 && stack.at(-1) !== "`") {
-      flush();
-      current = stack.pop() ?? "";
-      continue;
-    }
-    if (quote === null && ch === '"') {
-      quote = '"';
-      current += ch;
-      continue;
-    }
-    if (quote === null && ch === "'") {
-      quote = "'";
-      current += ch;
-      continue;
-    }
-    if (quote === null && (ch === ";" || ch === "&" || ch === "|" || ch === "\n")) {
-      flush();
-      continue;
-    }
-    current += ch;
-  }
-  if (quote !== null || stack.length > 0) return undefined;
-  flush();
-  return out;
+  return splitCommands(command)?.map((c) => withoutAssignments(c.text));
 }
 
 function pathMatches(pattern: string, file: unknown, projectDir: string): boolean {

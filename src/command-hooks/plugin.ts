@@ -1,15 +1,14 @@
 import type { EnvPolicy } from "../core/env-policy.js";
-import { currentRunContext, type RunContext } from "../hooks/run-context.js";
+import { REVISION_LIMITS } from "../hooks/revisions.js";
+import type { RunContext } from "../hooks/run-context.js";
 import type { PluginDefinition, PluginLogger } from "../plugins/define.js";
-import { REVISION_LIMITS } from "../runtime/finalize.js";
-import type { ApprovalAnswer, ApprovalDecision, Approver } from "../runtime/types.js";
 import type { SessionStore } from "../store/types.js";
 import { type MergedVerdict, runCommandHooks } from "./dispatch.js";
 import { hookEnv } from "./env.js";
 import { createEnvFile } from "./env-file.js";
 import { type CommandHookEvent, notificationTypeOf } from "./events.js";
 import type { McpToolCaller } from "./executor.js";
-import { buildPayload, type EventInputs } from "./payload.js";
+import { buildPayload, type EventInputs, type PermissionMode } from "./payload.js";
 import type { PromptEvaluator } from "./prompt-handler.js";
 import { reportRuns } from "./report.js";
 import type { ConfiguredHandler } from "./sources.js";
@@ -34,6 +33,8 @@ export interface CommandHooksPluginOptions {
   readonly evaluatePrompt?: PromptEvaluator;
   /** Calls a connected MCP server's tool, for `mcp_tool` handlers. */
   readonly callMcpTool?: McpToolCaller;
+  /** The permission mode in force: every payload's `permission_mode`. */
+  readonly permissionMode?: PermissionMode;
 }
 
 /**
@@ -43,10 +44,7 @@ export interface CommandHooksPluginOptions {
  * commands and claims), a PostToolUse or PostToolUseFailure block withholds the output, Stop
  * fires for the top-level agent and SubagentStop only inside sub-agents (by run depth).
  */
-export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
-  plugin: PluginDefinition;
-  approver: (next: Approver | undefined) => Approver;
-} {
+export function createCommandHooksPlugin(options: CommandHooksPluginOptions): PluginDefinition {
   const { handlers } = options;
   const configured = new Set(handlers.map((h) => h.event));
   const promptContext = new Map<string, string>();
@@ -57,7 +55,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
     ...(options.env ? { env: options.env } : {}),
     ...(options.envPolicy ? { envPolicy: options.envPolicy } : {}),
   };
-  // The plugin's own (sanitized) logger, handed over at setup; the approver runs only after it.
+  // The plugin's own (sanitized) logger, handed over at setup.
   let log: PluginLogger | undefined;
 
   async function fire<E extends CommandHookEvent>(
@@ -76,6 +74,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
         sessionId: ctx.sessionId,
         transcriptPath,
         cwd: options.projectDir,
+        ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
         runId: ctx.runId,
         depth: ctx.depth,
         ...(ctx.depth > 0 ? { agent: { id: ctx.sessionId, type: ctx.agentId } } : {}),
@@ -192,10 +191,44 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
             if (v.additionalContext) toolContext.set(toolKey(ctx.runId, e.toolCallId), v.additionalContext);
             return {
               ...(v.updatedInput === undefined ? {} : { params: v.updatedInput }),
-              ...(v.decision === "ask" ? { requireApproval: { title: v.reason ?? `Allow ${e.toolName}?` } } : {}),
+              // allow skips the permission prompt (never a deny rule); ask forces one.
+              ...(v.decision === "allow" ? { permissionDecision: "allow" as const } : {}),
+              ...(v.decision === "ask"
+                ? { permissionDecision: "ask" as const, requireApproval: { title: v.reason ?? `Allow ${e.toolName}?` } }
+                : {}),
             };
           },
           opts("PreToolUse"),
+        );
+      // PermissionRequest answers a permission ask before plugins' approvers and the person
+      // (docs/permissions.md): allow or deny decide, a deny may end the run.
+      if (any("PermissionRequest"))
+        api.on(
+          "permission_request",
+          async (e, ctx) => {
+            const v = await fire(
+              "PermissionRequest",
+              ctx,
+              {
+                toolName: e.toolName,
+                toolInput: e.params,
+                permissionSuggestions: e.suggestions.map((rule) => ({
+                  type: "addRules",
+                  rules: [ruleValue(rule)],
+                  behavior: "allow",
+                  destination: "session",
+                })),
+              },
+              ctx.signal,
+            );
+            if (!v) return undefined;
+            // `continue: false` denies whatever the decision says, as a PreToolUse one blocks the call;
+            // only a deny's `interrupt` ends the run.
+            if (blocks(v)) return { deny: true, message: reasonOf(v), ...(v.interrupt ? { interrupt: true } : {}) };
+            if (v.decision !== "allow") return undefined;
+            return { allow: true, ...(v.updatedInput === undefined ? {} : { updatedInput: v.updatedInput }) };
+          },
+          { ...opts("PermissionRequest"), priority: PERMISSION_REQUEST_PRIORITY },
         );
       if (any("PreToolUse", "PostToolUse", "PostToolUseFailure"))
         api.on(
@@ -362,23 +395,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): {
     },
   };
 
-  /** PermissionRequest answers an approval first; without a verdict the next approver (or a deny) decides. */
-  const approver =
-    (next: Approver | undefined): Approver =>
-    async (request, signal) => {
-      const run = currentRunContext();
-      const ctx = run ?? { sessionId: request.sessionId, runId: request.runId, depth: 0, agentId: "main" };
-      const v = await fire("PermissionRequest", ctx, { toolName: request.toolName, toolInput: request.params }, signal);
-      // `continue: false` stops whatever the decision says, as a PreToolUse one blocks the call.
-      if (blocks(v)) return byHooks("deny");
-      if (v?.decision === "allow" && v.updatedInput === undefined) return byHooks("allow-once");
-      // An approval cannot change the call's input, and an allow given for a rewritten call
-      // does not cover the original one: the next approver decides.
-      if (v?.decision === "allow") log?.warn(ignoredInputText(v));
-      return next ? next(request, signal) : "deny";
-    };
-
-  return { plugin, approver };
+  return plugin;
 }
 
 /** Claude Code's StopFailure `error` for a run's failure: from its kind and status, else from its text. */
@@ -416,10 +433,12 @@ const stopRunOf = (v: MergedVerdict) => (v.stopReason === undefined ? {} : { mes
 const stoppedReasonOf = (v: MergedVerdict) =>
   (v.decision === "block" || v.decision === "deny" ? v.reason : undefined) ?? HOOK_STOP_REASON;
 
-const byHooks = (decision: ApprovalDecision): ApprovalAnswer => ({ decision, decidedBy: COMMAND_HOOKS_PLUGIN_ID });
+/** Command hooks answer a permission ask before plugins do (Claude Code has no plugins there). */
+const PERMISSION_REQUEST_PRIORITY = 1000;
 
-function ignoredInputText(v: MergedVerdict): string {
-  const by = v.runs.findLast((r) => r.outcome.verdict.updatedInput !== undefined)?.handler;
-  const where = by ? ` (${by.source}, ${by.path})` : "";
-  return `PermissionRequest hook${where} allowed with updatedInput, which Gatehouse cannot apply to an approval: not taken as an allow, the next approver decides`;
+/** A rule as Claude Code's `permission_suggestions` write it: `{ toolName, ruleContent? }`. */
+function ruleValue(rule: string): { toolName: string; ruleContent?: string } {
+  const open = rule.indexOf("(");
+  if (open === -1 || !rule.endsWith(")")) return { toolName: rule };
+  return { toolName: rule.slice(0, open), ruleContent: rule.slice(open + 1, -1) };
 }

@@ -227,6 +227,7 @@ export function fromClaudeJson(spec: EventSpec, json: HookJson, ctx: Ctx): Norma
     decision = hso.decision?.behavior;
     reason = hso.decision?.message;
     if (hso.decision?.updatedInput !== undefined) v.updatedInput = hso.decision.updatedInput;
+    if (hso.decision?.behavior === "deny" && hso.decision.interrupt === true) v.interrupt = true;
   } else if (spec.decision === "block" && json.decision === "block") {
     decision = "block";
     reason = json.reason;

@@ -14,6 +14,8 @@ export interface NormalizedVerdict {
   updatedToolOutput?: unknown;
   continue?: false;
   stopReason?: string;
+  /** PermissionRequest: a deny that also ends the run (`decision.interrupt`). */
+  interrupt?: true;
   /** A warning for the user (the plugin logs it at warn level, which the CLI prints on stderr). */
   systemMessage?: string;
   /**

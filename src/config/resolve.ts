@@ -1,8 +1,8 @@
 import { dirname, isAbsolute, resolve } from "node:path";
+import type { GatehouseOptions } from "../assembly/gatehouse.js";
 import { createEnvPolicy, type EnvPolicy } from "../core/env-policy.js";
 import { parseModelSpec } from "../models/spec.js";
 import type { PluginEntry } from "../plugins/config.js";
-import type { GatehouseOptions } from "../runtime/gatehouse.js";
 import type { GatehouseConfig } from "./schema.js";
 
 export const MODEL_ENV = "GATEHOUSE_MODEL";

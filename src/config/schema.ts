@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CommandHooksConfigSchema, HooksBlockSchema } from "../command-hooks/settings.js";
+import { PERMISSION_MODES } from "../permissions/policy.js";
 import { PluginEntrySchema, PluginHookOptionsSchema } from "../plugins/config.js";
 import { storeSpellingProblem } from "../store/spelling.js";
 import { McpServersConfigSchema } from "../tools/mcp-config.js";
@@ -75,6 +76,32 @@ export const GatehouseConfigSchema = z
         "Operator-wide plugin hook timeouts in milliseconds: timeoutMs for every hook, timeouts per hook. A plugin's own hooks settings take precedence.",
       ),
     commandHooks: CommandHooksConfigSchema.optional().describe("How Claude-Code-style command hooks are read and run."),
+    permissions: z
+      .strictObject({
+        allow: z
+          .array(z.string().min(1))
+          .optional()
+          .describe('Rules whose calls run without asking, e.g. "Bash(npm test:*)".'),
+        ask: z.array(z.string().min(1)).optional().describe("Rules whose calls always ask."),
+        deny: z
+          .array(z.string().min(1))
+          .optional()
+          .describe('Rules whose calls never run, in every mode, e.g. "Bash(rm:*)" or "Read(./.env)".'),
+        defaultMode: z
+          .enum(PERMISSION_MODES)
+          .optional()
+          .describe(
+            "default | acceptEdits | plan | dontAsk | bypassPermissions (bypassPermissions must be enabled by the operator).",
+          ),
+        additionalDirectories: z
+          .array(z.string().min(1))
+          .optional()
+          .describe("Folders besides the project where acceptEdits accepts edits (relative to this file's folder)."),
+      })
+      .optional()
+      .describe(
+        "Claude Code's permission rules and mode (docs/permissions.md), merged with the .claude/ settings files' and --settings'; a deny anywhere beats an allow anywhere.",
+      ),
     mcpServers: McpServersConfigSchema.optional().describe(
       "MCP servers (as in .mcp.json) whose tools are offered as mcp__<server>__<tool>.",
     ),

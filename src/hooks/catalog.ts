@@ -362,10 +362,55 @@ export const HOOKS = {
         blockReason: z.string().optional().describe("user-safe; the model sees it as the tool's error"),
         requireApproval: approvalRequest.optional(),
         stopRun,
+        permissionDecision: z
+          .enum(["allow", "ask"])
+          .optional()
+          .describe(
+            "allow: no permission prompt for this call (deny rules and plan mode still apply); ask: a prompt even where a rule allows it",
+          ),
       })
       .strict(),
     stopField: "stopRun",
-    rules: { params: chain, block: latch, blockReason: first, requireApproval: first, stopRun: first },
+    rules: {
+      params: chain,
+      block: latch,
+      blockReason: first,
+      requireApproval: first,
+      stopRun: first,
+      permissionDecision: { rule: "rank", order: ["ask", "allow"] },
+    },
+  }),
+  permission_request: defineHook({
+    kind: "modify",
+    failure: "open",
+    timeoutMs: LONG_MS,
+    access: NONE,
+    matcher: "toolName",
+    fires:
+      'when a tool call would ask for permission (docs/permissions.md), before a person is asked; also for a call an earlier "always" answer allowed',
+    event: z.object({
+      toolName: text,
+      params: anyValue(),
+      toolCallId: text,
+      permissionMode: z.enum(["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]),
+      rule: z.string().optional().describe("the ask (or remembered allow) rule that applies, as written"),
+      suggestions: z.array(z.string()).describe('the rules an "always" answer would add'),
+      remembered: z.boolean().describe('an earlier "always" answer allows the call: only a deny changes anything'),
+    }),
+    blockField: "deny",
+    result: z
+      .object({
+        deny: z
+          .boolean()
+          .optional()
+          .describe("refuses the call; wins over any allow, and the remaining handlers are not called"),
+        allow: z.boolean().optional().describe("runs the call without asking anyone (no effect on a remembered allow)"),
+        message: z.string().optional().describe("with deny: what the model reads as the tool's error"),
+        interrupt: z.boolean().optional().describe("with deny: the run ends"),
+        updatedInput: anyValue().optional().describe("with allow: the input the call runs with"),
+      })
+      .strict(),
+    rules: { deny: latch, allow: first, message: first, interrupt: first, updatedInput: first },
   }),
   after_tool_call: defineHook({
     kind: "modify",

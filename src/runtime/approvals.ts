@@ -1,39 +1,113 @@
-import { audit } from "./audit.js";
+import type { PermissionDecision, PermissionRule } from "../permissions/index.js";
+import { audit, categorySlug } from "./audit.js";
 import type { RuntimeDeps } from "./deps.js";
 import type { RunState } from "./state.js";
-import type { ApprovalAnswer } from "./types.js";
+import type { ApprovalAnswer, PermissionDenial } from "./types.js";
 
-export interface ApprovalAsk {
+/** A call the permission check did not simply allow. */
+export interface PermissionAsk {
   readonly toolName: string;
   readonly toolCallId: string;
   readonly params: unknown;
-  readonly title: string;
-  readonly description?: string;
-  readonly timeoutMs?: number;
+  readonly decision: PermissionDecision;
+  /** A `before_tool_call` hook's `requireApproval`: its question for the person asked. */
+  readonly approval?: { readonly title: string; readonly description?: string; readonly timeoutMs?: number };
 }
 
-/** Who answered an approval in the audit trail when the approver does not say. */
-const APPROVER = "approver";
-/** Nobody could answer (no approver configured): the runtime denies. */
+/** What the ask came to: the call runs (with `params` when a hook rewrote them), or a denial. */
+export type PermissionOutcome =
+  | { readonly allowed: true; readonly params?: unknown }
+  | {
+      readonly allowed: false;
+      readonly denial: PermissionDenial;
+      readonly message?: string;
+      readonly interrupt?: boolean;
+    };
+
+/** Who decided, in the audit trail, when nobody but Gatehouse's own rules did. */
+const RULES = "permissions";
+/** No person could be asked: Gatehouse denied. */
 const NOBODY = "gatehouse";
+/** An approver that does not name who answered. */
+const APPROVER = "approver";
 
 /**
- * Pauses a tool call until the approver answers. No approver, no answer in time, an approver
- * that fails, or a cancelled run: all deny. "allow-always" is remembered for the session. Each
- * answer is an audit record naming who gave it (never the request's content).
+ * The permission step of the tool door (docs/lifecycle.md, step 10d; docs/permissions.md), after the
+ * deny rules and the tool hooks: a deny is final; an ask goes to `permission_request` handlers
+ * (command hooks' `PermissionRequest` among them), then to the approver (a person at a terminal,
+ * a client of `serve`), else it is denied; an allow remembered from an "always" answer still
+ * meets `permission_request`, where a deny stands. Each decision is one audit record naming
+ * who decided and the rule with its source.
  */
-export async function requestApproval(deps: RuntimeDeps, state: RunState, ask: ApprovalAsk): Promise<boolean> {
-  const remembered = deps.alwaysAllowed.get(state.sessionId);
-  if (remembered?.has(ask.toolName)) return true;
-  state.emit({ type: "approval-requested", toolCallId: ask.toolCallId, toolName: ask.toolName, title: ask.title });
-  await deps.engine.emit("notification", { kind: "approval", message: ask.title });
-  if (!deps.approver) {
-    await record(deps, state, NOBODY, "decision", false);
-    return false;
+export async function settlePermission(
+  deps: RuntimeDeps,
+  state: RunState,
+  ask: PermissionAsk,
+): Promise<PermissionOutcome> {
+  const { decision } = ask;
+  if (decision.behavior === "allow" && !decision.remembered) {
+    if (decision.by !== "default") await record(deps, state, RULES, "approve", decision.rule);
+    return { allowed: true };
   }
+  if (decision.behavior === "deny") return deny(deps, state, ask, decision.by === "mode" ? "mode" : "rule", RULES);
+
+  // A hook's ask comes back whatever rule is added: "always" is offered only for the rules' own asks.
+  const suggestions =
+    decision.by === "hook" ? [] : deps.permissions.suggestRules(ask.toolName, ask.params, state.sessionId);
+  if (deps.engine.hasHooks("permission_request")) {
+    const hooked = await deps.engine.emit("permission_request", {
+      toolName: ask.toolName,
+      params: ask.params,
+      toolCallId: ask.toolCallId,
+      permissionMode: deps.permissions.mode,
+      ...(decision.rule ? { rule: decision.rule.rule } : {}),
+      suggestions,
+      remembered: decision.remembered === true,
+    });
+    state.signal.throwIfAborted();
+    const verdict = hooked.result;
+    if (verdict.deny) {
+      // The engine's audit interceptor recorded who denied (hook permission_request, outcome deny).
+      const by = hooked.decidedBy?.pluginId ?? "permission_request";
+      const outcome = await deny(deps, state, ask, "hook", by, undefined, null);
+      return {
+        ...outcome,
+        ...(verdict.message ? { message: verdict.message } : {}),
+        ...(verdict.interrupt ? { interrupt: true } : {}),
+      };
+    }
+    if (verdict.allow && decision.behavior === "ask") {
+      const updated = verdict.updatedInput;
+      const denyRule =
+        updated === undefined ? undefined : deps.permissions.denyRule(ask.toolName, updated, state.sessionId);
+      if (denyRule)
+        return deny(deps, state, { ...ask, decision: { behavior: "deny", rule: denyRule, by: "rule" } }, "rule", RULES);
+      await record(deps, state, "permission_request", "approve", decision.rule);
+      return updated === undefined ? { allowed: true } : { allowed: true, params: updated };
+    }
+  }
+  if (decision.behavior === "allow") {
+    await record(deps, state, RULES, "approve", decision.rule);
+    return { allowed: true };
+  }
+  return askApprover(deps, state, ask, suggestions);
+}
+
+/** The person (or client) behind the approver. Nobody there, no answer in time, a failure: deny. */
+async function askApprover(
+  deps: RuntimeDeps,
+  state: RunState,
+  ask: PermissionAsk,
+  suggestions: readonly string[],
+): Promise<PermissionOutcome> {
+  if (!deps.approver) return deny(deps, state, ask, "nobody", NOBODY, suggestions);
+  const title = ask.approval?.title ?? `Allow ${ask.toolName}?`;
+  state.emit({ type: "approval-requested", toolCallId: ask.toolCallId, toolName: ask.toolName, title });
+  // Claude Code's `permission_prompt` notification: only when someone is actually asked.
+  await deps.engine.emit("notification", { kind: "approval", message: title });
   // A referenced timer (AbortSignal.timeout's is not): a pending approval keeps the process alive.
   const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(), ask.timeoutMs ?? deps.config.approvalTimeoutMs);
+  const timer = setTimeout(() => timeout.abort(), ask.approval?.timeoutMs ?? deps.config.approvalTimeoutMs);
   const signal = AbortSignal.any([state.signal, timeout.signal]);
   let answer: ApprovalAnswer | "timeout" | "threw";
   try {
@@ -45,8 +119,10 @@ export async function requestApproval(deps: RuntimeDeps, state: RunState, ask: A
           toolName: ask.toolName,
           toolCallId: ask.toolCallId,
           params: ask.params,
-          title: ask.title,
-          ...(ask.description === undefined ? {} : { description: ask.description }),
+          title,
+          ...(ask.approval?.description === undefined ? {} : { description: ask.approval.description }),
+          ...(ask.decision.rule ? { rule: ask.decision.rule.rule } : {}),
+          suggestions,
         },
         signal,
       ),
@@ -57,28 +133,65 @@ export async function requestApproval(deps: RuntimeDeps, state: RunState, ask: A
   } finally {
     clearTimeout(timer);
   }
-  if (state.signal.aborted) return false;
-  if (answer === "timeout" || answer === "threw") {
-    await record(deps, state, APPROVER, answer === "timeout" ? "timeout" : "threw", false);
-    return false;
-  }
-  const decision = typeof answer === "string" ? answer : answer.decision;
+  state.signal.throwIfAborted();
+  if (answer === "timeout" || answer === "threw")
+    return deny(deps, state, ask, answer, APPROVER, undefined, "approval");
+  const choice = typeof answer === "string" ? answer : answer.decision;
   const decidedBy = typeof answer === "string" ? APPROVER : answer.decidedBy;
-  const allowed = decision === "allow-once" || decision === "allow-always";
-  if (decision === "allow-always") {
-    if (remembered) remembered.add(ask.toolName);
-    else deps.alwaysAllowed.set(state.sessionId, new Set([ask.toolName]));
+  if (choice === "deny") return deny(deps, state, ask, "user", decidedBy, undefined, "approval");
+  if (choice === "allow-always" || choice === "allow-always-local") {
+    // "Always" is the rules the person was shown, never the whole tool.
+    try {
+      deps.permissions.remember(state.sessionId, "allow", suggestions, choice === "allow-always" ? "session" : "local");
+    } catch (error) {
+      deps.logger.warn(`the rule was kept for this session only: ${(error as Error).message}`);
+      deps.permissions.remember(state.sessionId, "allow", suggestions, "session");
+    }
   }
-  await record(deps, state, decidedBy, "decision", allowed);
-  return allowed;
+  await record(deps, state, decidedBy, "approve", ask.decision.rule, "decision", "approval");
+  return { allowed: true };
 }
 
+async function deny(
+  deps: RuntimeDeps,
+  state: RunState,
+  ask: Pick<PermissionAsk, "toolName" | "toolCallId" | "decision">,
+  reason: PermissionDenial["reason"],
+  by: string,
+  suggestions?: readonly string[],
+  /** Who keeps the record: `permission` (rules, modes, nobody to ask), `approval` (the approver's answer), none (the engine did). */
+  hook: "permission" | "approval" | null = "permission",
+): Promise<PermissionOutcome> {
+  const { rule } = ask.decision;
+  const denial: PermissionDenial = {
+    toolName: ask.toolName,
+    toolCallId: ask.toolCallId,
+    reason,
+    decidedBy: by,
+    mode: deps.permissions.mode,
+    ...(rule ? { rule: rule.rule, source: rule.source, ...(rule.file ? { file: rule.file } : {}) } : {}),
+    ...(suggestions?.length ? { suggestions } : {}),
+  };
+  state.addPermissionDenial(denial);
+  const cause = reason === "timeout" ? "timeout" : reason === "threw" ? "threw" : "decision";
+  if (hook !== null) await record(deps, state, by, "deny", rule, cause, hook);
+  return { allowed: false, denial };
+}
+
+/**
+ * One audit record: who decided (`pluginId`), and the rule as `<source>:<rule>` (a slug) in
+ * `category`. An approver's answer is recorded under `approval` (the ask it answers is a step of
+ * its own); every other decision under `permission`.
+ */
 function record(
   deps: RuntimeDeps,
   state: RunState,
-  pluginId: string,
-  cause: "decision" | "timeout" | "threw",
-  allowed: boolean,
+  by: string,
+  outcome: "approve" | "deny",
+  rule: PermissionRule | undefined,
+  cause: "decision" | "timeout" | "threw" = "decision",
+  hook: "permission" | "approval" = "permission",
 ): Promise<void> {
-  return audit(deps, state, { hook: "approval", pluginId, cause }, allowed ? "approve" : "deny");
+  const category = categorySlug(rule ? `${rule.source}:${rule.rule}` : `mode:${deps.permissions.mode}`);
+  return audit(deps, state, { hook, pluginId: by, cause }, outcome, category);
 }

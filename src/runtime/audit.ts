@@ -14,15 +14,24 @@ const CAUSE_OUTCOME: Record<Attribution["cause"], AuditOutcome | undefined> = {
   cancelled: "cancel",
 };
 
-/** Who decided: a hook's attribution, or a decision point outside the catalog (an approval). */
-type Decider = Pick<Attribution, "pluginId" | "cause"> & { readonly hook: Attribution["hook"] | "approval" };
+/** Who decided: a hook's attribution, or a decision point outside the catalog (a permission). */
+type Decider = Pick<Attribution, "pluginId" | "cause"> & {
+  readonly hook: Attribution["hook"] | "permission" | "approval";
+};
 
 /**
- * Records a decision point outside the catalog (an approval) the way hook decisions are
- * recorded: hook, plugin, outcome, run, time.
+ * Records a decision point outside the catalog (a permission decision) the way hook decisions
+ * are recorded: hook, plugin, outcome, category, run, time.
  */
-export function audit(deps: RuntimeDeps, state: RunState, by: Decider, decision: AuditOutcome): Promise<void> {
-  return writeRecord(deps.store, deps.logger, { sessionId: state.sessionId, runId: state.runId }, by, decision);
+export function audit(
+  deps: RuntimeDeps,
+  state: RunState,
+  by: Decider,
+  decision: AuditOutcome,
+  category?: string,
+): Promise<void> {
+  const ids = { sessionId: state.sessionId, runId: state.runId };
+  return writeRecord(deps.store, deps.logger, ids, by, decision, category);
 }
 
 /** What a dispatch's outcome says about who decided, as the engine returns it. */
@@ -53,8 +62,9 @@ export function auditInterceptor(store: SessionStore, logger: HostLogger): HookI
         return writeRecord(store, logger, ids, o.by, "block", o.category);
       if (spec.kind === "claim" && o.handled && o.by) return writeRecord(store, logger, ids, o.by, "claim");
       const latch = spec.blockField ?? "block";
+      const outcome = latch === "cancel" ? "cancel" : latch === "deny" ? "deny" : "block";
       const decided = o.decidedBy
-        ? () => writeRecord(store, logger, ids, o.decidedBy as Attribution, latch === "cancel" ? "cancel" : "block")
+        ? () => writeRecord(store, logger, ids, o.decidedBy as Attribution, outcome)
         : undefined;
       // A hook that ends the run (`stopRun`) is a verdict too: a block with category "stop".
       const stopped = o.stoppedBy

@@ -1,5 +1,6 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { HookEngine } from "../hooks/engine.js";
+import type { PermissionPolicy } from "../permissions/index.js";
 import type { HostLogger } from "../plugins/host.js";
 import type { SessionStore } from "../store/types.js";
 import type { Tool } from "../tools/types.js";
@@ -57,8 +58,8 @@ export interface RuntimeDeps {
   readonly approver: Approver | undefined;
   readonly logger: HostLogger;
   readonly commands: SlashCommands;
-  /** Tools the user allowed "always", per session. */
-  readonly alwaysAllowed: Map<string, Set<string>>;
+  /** The permission rules and mode every tool call is checked against. */
+  readonly permissions: PermissionPolicy;
   /** Sessions this instance has started or resumed: one it meets first that already existed is resumed. */
   readonly sessionsOpened: Set<string>;
   /** Variables hooks set for a session's later tool processes (Claude Code's `CLAUDE_ENV_FILE`). */

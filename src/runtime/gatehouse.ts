@@ -1,17 +1,11 @@
-import { homedir } from "node:os";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import { formatDiagnostic } from "../command-hooks/diagnostics.js";
-import {
-  type ConfiguredHandler,
-  type LoadCommandHookSourcesOptions,
-  loadCommandHookSources,
-} from "../command-hooks/sources.js";
 import { DEFAULT_ENV_POLICY, type EnvPolicy } from "../core/env-policy.js";
 import { maskSecrets } from "../core/secrets.js";
 import { HookEngine } from "../hooks/engine.js";
 import type { TimeoutOverrides } from "../hooks/registry.js";
 import { resolveModel } from "../models/index.js";
 import { DEFAULT_MAX_RETRIES } from "../models/retry.js";
+import { PermissionPolicy } from "../permissions/index.js";
 import type { PluginEntry, PluginHookOptions } from "../plugins/config.js";
 import type { PluginDefinition } from "../plugins/define.js";
 import { type HostLogger, PluginHost } from "../plugins/host.js";
@@ -41,7 +35,11 @@ export interface PluginSpec {
   readonly trusted?: boolean;
 }
 
-export interface GatehouseOptions {
+/**
+ * The runtime's own options: everything already loaded. `createGatehouse` (src/assembly/) reads
+ * the settings sources, command hooks and permissions and hands them over here.
+ */
+export interface RuntimeOptions {
   /** A `provider:model` spec (`scripted:echo`, `openai:gpt-4o`, …) or an AI SDK model. */
   readonly model: string | LanguageModelV3;
   readonly plugins?: readonly (PluginDefinition | PluginSpec)[];
@@ -69,6 +67,8 @@ export interface GatehouseOptions {
    * diagnostic and is not waited for again; the others still work.
    */
   readonly mcpServers?: McpServersConfig;
+  /** What MCP servers started here may see of `env`. Default: provider keys and Gatehouse's secrets removed. */
+  readonly envPolicy?: EnvPolicy;
   /** Adds Claude Code's `Agent` tool: sub-agents as child runs. `maxDepth` 1 (default) means no nesting. */
   readonly subagents?: boolean | { readonly maxDepth?: number };
   readonly approver?: Approver;
@@ -80,22 +80,24 @@ export interface GatehouseOptions {
   };
   /** Where keys and provider settings are read. Default: process.env. */
   readonly env?: NodeJS.ProcessEnv;
+  /** The permission rules and mode (docs/permissions.md). Default: `default` mode, no rules. */
+  readonly permissions?: PermissionPolicy;
   /**
-   * What command hooks (and their `http` headers) and MCP servers started here may see of `env`.
-   * Default: model-provider keys and Gatehouse's secrets removed. (Tools given in `tools` carry
-   * their own: `builtinTools({ bash: { envPolicy } })`.)
+   * Plugins added after `plugins` and `pluginEntries` when the runtime starts (the assembly's
+   * command hooks, loaded only when some are configured).
    */
-  readonly envPolicy?: EnvPolicy;
-  /**
-   * Claude Code command hooks: handlers already loaded, or where to load them from (the
-   * settings files, gatehouse.json's `hooks`, `--settings`). Diagnostics go to the logger.
-   */
-  readonly commandHooks?: {
-    readonly handlers?: readonly ConfiguredHandler[];
-    readonly load?: Omit<LoadCommandHookSourcesOptions, "projectDir" | "homeDir"> & { readonly homeDir?: string };
-    /** Variables the environment policy removes that hooks may see anyway (added to `envPolicy`'s list). */
-    readonly passEnv?: readonly string[];
-  };
+  readonly latePlugins?: (host: LatePluginHost) => Promise<readonly PluginSpec[]>;
+}
+
+/** What the runtime lends plugins added at start: the store, the session environment, the hook model and MCP calls. */
+export interface LatePluginHost {
+  readonly store: () => SessionStore;
+  /** Variables SessionStart hooks set (`CLAUDE_ENV_FILE`), for the session's later Bash calls. */
+  readonly onSessionEnv: (sessionId: string, variables: Readonly<Record<string, string>>) => void;
+  /** The model `prompt` command hooks ask. */
+  readonly evaluatePrompt: ReturnType<typeof hookModelCall>;
+  /** A connected MCP server's tool, for `mcp_tool` command hooks. */
+  readonly callMcpTool: ReturnType<typeof hookMcpCall>;
 }
 
 /** A streamed run: iterate its events; `result` settles when the run ends. */
@@ -139,7 +141,7 @@ const stderrLogger: HostLogger = {
   error: (m) => process.stderr.write(`gatehouse: ${maskSecrets(m)}\n`),
 };
 
-export function createGatehouse(options: GatehouseOptions): Gatehouse {
+export function createRuntime(options: RuntimeOptions): Gatehouse {
   const logger = options.logger ?? stderrLogger;
   const config: RuntimeConfig = {
     ...DEFAULTS,
@@ -149,51 +151,41 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
   };
   const engine = new HookEngine({ logger, ...(options.config?.hooks ? { timeouts: options.config.hooks } : {}) });
   const plugins = new PluginHost(engine, { cwd: config.cwd, logger });
-  const passEnv = options.commandHooks?.passEnv;
-  const envPolicy = (options.envPolicy ?? DEFAULT_ENV_POLICY).extend(
-    passEnv === undefined ? {} : { passEnv: { commandHooks: passEnv } },
-  );
+  const permissions = options.permissions ?? new PermissionPolicy({ mode: "default", rules: [], cwd: config.cwd });
   let store: SessionStore | undefined;
   let deps: RuntimeDeps | undefined;
-  let approver = options.approver;
   let mcp: McpServerPool | undefined;
   let starting: Promise<RuntimeDeps> | undefined;
   const sessionEnv = new Map<string, Readonly<Record<string, string>>>();
 
+  // What plugins added at start (the assembly's command hooks) may use of the runtime.
+  let models: ModelResolver | undefined;
+  const lateHost: LatePluginHost = {
+    store: () => store as SessionStore,
+    onSessionEnv: (sessionId, variables) => sessionEnv.set(sessionId, { ...sessionEnv.get(sessionId), ...variables }),
+    evaluatePrompt: (request) => hookModelCall(models as ModelResolver)(request),
+    callMcpTool: hookMcpCall(
+      () => deps?.tools,
+      config.cwd,
+      (signal) => deps?.waitForTools?.(signal),
+    ),
+  };
+
+  const addPlugin = (p: PluginDefinition | PluginSpec) => {
+    const spec: PluginSpec = "plugin" in p ? p : { plugin: p };
+    return plugins.add(spec.plugin, {
+      trusted: spec.trusted ?? true,
+      ...(spec.id === undefined ? {} : { id: spec.id }),
+      config: spec.config,
+      ...(spec.hooks === undefined ? {} : { hooks: spec.hooks }),
+    });
+  };
+
   async function start(): Promise<RuntimeDeps> {
-    for (const p of options.plugins ?? []) {
-      const spec: PluginSpec = "plugin" in p ? p : { plugin: p };
-      await plugins.add(spec.plugin, {
-        trusted: spec.trusted ?? true,
-        ...(spec.id === undefined ? {} : { id: spec.id }),
-        config: spec.config,
-        ...(spec.hooks === undefined ? {} : { hooks: spec.hooks }),
-      });
-    }
+    for (const p of options.plugins ?? []) await addPlugin(p);
     if (options.pluginEntries) await plugins.load(options.pluginEntries, config.cwd);
-    const commandHandlers = loadCommandHooks(options, config.cwd, envPolicy, logger);
-    if (commandHandlers.length) {
-      // The dispatcher, executor and protocol schemas load only when some command hook is configured.
-      const { createCommandHooksPlugin } = await import("../command-hooks/plugin.js");
-      const bound = createCommandHooksPlugin({
-        handlers: commandHandlers,
-        store: () => store as SessionStore,
-        projectDir: config.cwd,
-        ...(options.env ? { env: options.env } : {}),
-        envPolicy,
-        onSessionEnv: (sessionId, variables) =>
-          sessionEnv.set(sessionId, { ...sessionEnv.get(sessionId), ...variables }),
-        evaluatePrompt: (request) => hookModelCall(models)(request),
-        callMcpTool: hookMcpCall(
-          () => deps?.tools,
-          config.cwd,
-          (signal) => deps?.waitForTools?.(signal),
-        ),
-      });
-      await plugins.add(bound.plugin, { trusted: true });
-      approver = bound.approver(options.approver);
-    }
-    const models = modelResolver(options.model, config.cwd, options.env);
+    for (const p of (await options.latePlugins?.(lateHost)) ?? []) await addPlugin(p);
+    models = modelResolver(options.model, config.cwd, options.env);
     await models.resolve();
     const given = options.store;
     const env = options.env ? { env: options.env } : {};
@@ -229,7 +221,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       const pool = startMcpServers(options.mcpServers, {
         cwd: config.cwd,
         logger: mcpLogger(logger),
-        envPolicy,
+        envPolicy: options.envPolicy ?? DEFAULT_ENV_POLICY,
         ...(options.env ? { env: options.env } : {}),
       });
       mcp = pool;
@@ -253,10 +245,10 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       tools,
       ...(waitForTools === undefined ? {} : { waitForTools }),
       config,
-      approver,
+      approver: options.approver,
       logger,
       commands: new SlashCommands(plugins.commands),
-      alwaysAllowed: new Map(),
+      permissions,
       sessionsOpened: new Set(),
       sessionEnv,
     };
@@ -304,24 +296,6 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       await store?.close();
     },
   };
-}
-
-function mcpLogger(logger: HostLogger): McpLogger {
-  return { warn: (_fields, message) => logger.warn(message), debug: (_fields, message) => logger.debug(message) };
-}
-
-function loadCommandHooks(
-  options: GatehouseOptions,
-  projectDir: string,
-  envPolicy: EnvPolicy,
-  logger: HostLogger,
-): readonly ConfiguredHandler[] {
-  const { commandHooks } = options;
-  if (!commandHooks) return [];
-  if (!commandHooks.load) return commandHooks.handlers ?? [];
-  const loaded = loadCommandHookSources({ homeDir: homedir(), envPolicy, ...commandHooks.load, projectDir });
-  for (const d of loaded.diagnostics) (d.level === "error" ? logger.error : logger.warn)(formatDiagnostic(d));
-  return [...(commandHooks.handlers ?? []), ...loaded.handlers];
 }
 
 function modelResolver(base: string | LanguageModelV3, cwd: string, env: NodeJS.ProcessEnv | undefined): ModelResolver {
@@ -388,4 +362,8 @@ function toolsWaiter(
       settled.then(resolve).finally(() => signal.removeEventListener("abort", onAbort));
     });
   };
+}
+
+function mcpLogger(logger: HostLogger): McpLogger {
+  return { warn: (_fields, message) => logger.warn(message), debug: (_fields, message) => logger.debug(message) };
 }

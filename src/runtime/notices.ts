@@ -14,6 +14,9 @@ export const notices = {
   runStopped: (pluginId: string) => `The run was stopped by a policy (${pluginId}).`,
   notRunAfterStop: (toolName: string) => `The ${toolName} call did not run: the run was stopped by a policy.`,
   approvalDenied: (toolName: string) => `The ${toolName} call was not approved.`,
+  permissionDenied: (toolName: string, why: string) => `Permission to use ${toolName} was denied (${why}).`,
+  permissionInterrupted: (toolName: string, pluginId: string) =>
+    `The run was stopped: permission to use ${toolName} was denied by a policy (${pluginId}).`,
   toolNotAllowed: (toolName: string) => `The tool ${toolName} is not available in this run.`,
   unknownTool: (toolName: string) => `There is no tool named ${toolName}.`,
   cancelledUnchecked: "The run was cancelled before its output was checked; the unchecked output was removed.",

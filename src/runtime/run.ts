@@ -159,7 +159,9 @@ async function lifecycle(
     if (!(await admitPrompt(deps, state))) return result(state, sessionId);
     // 10–11.
     const answered = await agentLoop(deps, state, context.depth);
-    // 12. The output door: the notice of a tool hook that stopped the run, or the answer.
+    // 12. The output door: the notice of a tool hook that stopped the run, or the answer (a
+    // permission deny with `interrupt` already delivered its own).
+    if (state.interruptedBy !== undefined) return result(state, sessionId);
     if (state.stopRequest) await deliverStop(deps, state, state.stopRequest);
     else if (!answered) {
       // The step limit ended the loop while the model was still calling tools: there is no answer to deliver.
@@ -282,8 +284,8 @@ async function agentLoop(deps: RuntimeDeps, state: RunState, depth: number): Pro
     const response = await callModel(deps, state, modelTools, onText);
     if (response.toolCalls.length) {
       await runToolCalls(deps, state, response, tools);
-      // A hook stopped the run (continue: false): the caller delivers its notice.
-      if (state.stopRequest) return true;
+      // A hook stopped the run (continue: false, or a permission deny with interrupt): the caller delivers.
+      if (state.stopRequest || state.interruptedBy) return true;
       continue;
     }
     await writeAssistant(deps, state, response.parts);
@@ -347,6 +349,7 @@ function result(state: RunState, sessionId: string): RunResult {
     ...(state.children.length ? { children: state.children } : {}),
     durationMs: state.durationMs(),
     ...(state.error === undefined ? {} : { error: state.error }),
+    permissionDenials: [...state.permissionDenials],
   };
 }
 

@@ -10,6 +10,7 @@ import type { RevisionBudget } from "./finalize.js";
 import type {
   BlockedBy,
   ChildRunSummary,
+  PermissionDenial,
   PriorMessage,
   ProgressEvent,
   RunError,
@@ -70,6 +71,8 @@ export class RunState {
   #error: RunError | undefined;
   #leftForRecovery = false;
   #stopRequest: StopRequest | undefined;
+  readonly #permissionDenials: PermissionDenial[] = [];
+  #interruptedBy: PermissionDenial | undefined;
   readonly #sink: EventSink;
 
   constructor(
@@ -156,6 +159,24 @@ export class RunState {
     this.#outcome = outcome;
     this.#reply = null;
     this.#error = outcome === "failed" ? error : undefined;
+  }
+
+  /** Tool calls the permission check denied, in order. */
+  get permissionDenials(): readonly PermissionDenial[] {
+    return this.#permissionDenials;
+  }
+
+  addPermissionDenial(denial: PermissionDenial): void {
+    this.#permissionDenials.push(denial);
+  }
+
+  /** A denial that ends the run (`interrupt: true`), once the step's calls are stored. */
+  get interruptedBy(): PermissionDenial | undefined {
+    return this.#interruptedBy;
+  }
+
+  interrupt(denial: PermissionDenial): void {
+    this.#interruptedBy ??= denial;
   }
 
   leaveForRecovery(): void {

@@ -72,6 +72,33 @@ export interface RunResult {
   readonly durationMs: number;
   /** For failed runs: what went wrong, as data (`message` is one line, secrets masked). */
   readonly error?: RunError;
+  /** Tool calls the permission check denied in this run (docs/permissions.md), in order. */
+  readonly permissionDenials: readonly PermissionDenial[];
+}
+
+/**
+ * A tool call the permission check denied: which tool, why, who decided, and the rule with its
+ * source when a rule did. (Never the call's input.)
+ */
+export interface PermissionDenial {
+  readonly toolName: string;
+  readonly toolCallId: string;
+  /**
+   * `rule`: a deny rule (or an ask rule in `dontAsk`); `mode`: the permission mode (`plan`,
+   * `dontAsk`); `hook`: a `permission_request` handler (a `PermissionRequest` hook); `nobody`: it
+   * would ask and no one can be asked (`run` without a terminal); `user`: the person said no;
+   * `timeout` / `threw`: the approver did not answer.
+   */
+  readonly reason: "rule" | "mode" | "hook" | "nobody" | "user" | "timeout" | "threw";
+  /** Who decided, as the audit record names it. */
+  readonly decidedBy: string;
+  readonly mode: string;
+  /** The rule that applied, as written, with its source (`user`, `project`, `local`, `config`, `cli`, `flag`, `session`…). */
+  readonly rule?: string;
+  readonly source?: string;
+  readonly file?: string;
+  /** When nobody could be asked: the rules that would allow the call (for `--allowedTools` or settings). */
+  readonly suggestions?: readonly string[];
 }
 
 /**
@@ -139,7 +166,11 @@ export type TextEvent = Extract<
 /** Every other event: progress without content. `run-end` is the runtime's own. */
 export type ProgressEvent = Exclude<RunEvent, TextEvent | { readonly type: "run-end" }>;
 
-export type ApprovalDecision = "allow-once" | "allow-always" | "deny";
+/**
+ * `allow-always`: the suggested rules join the session's; `allow-always-local`: they are also
+ * written to `.claude/settings.local.json`. Never a whole tool unless the suggestion is one.
+ */
+export type ApprovalDecision = "allow-once" | "allow-always" | "allow-always-local" | "deny";
 
 export interface ApprovalRequest {
   readonly sessionId: string;
@@ -149,6 +180,10 @@ export interface ApprovalRequest {
   readonly params: unknown;
   readonly title: string;
   readonly description?: string;
+  /** The ask rule that applies, if one does. */
+  readonly rule?: string;
+  /** The rules an "always" answer adds (show them before the person chooses). */
+  readonly suggestions?: readonly string[];
 }
 
 /**
@@ -157,5 +192,5 @@ export interface ApprovalRequest {
  */
 export type ApprovalAnswer = ApprovalDecision | { readonly decision: ApprovalDecision; readonly decidedBy: string };
 
-/** Answers approval requests raised by `before_tool_call`'s `requireApproval`. */
+/** Answers permission asks (docs/permissions.md) a `permission_request` handler did not decide. */
 export type Approver = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalAnswer>;

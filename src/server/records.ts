@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import type { ApprovalDecision } from "../runtime/types.js";
 import type { StoreOptions } from "../store/index.js";
 import {
   type ConsoleRecords,
@@ -45,7 +46,7 @@ export type RunSignal =
       readonly kind: "approval";
       readonly runId: string;
       readonly toolCallId: string;
-      readonly decision: "allow-once" | "allow-always" | "deny";
+      readonly decision: ApprovalDecision;
       /** Who answered: an API client or a person at the console (the audit trail says which). */
       readonly by?: "client" | "console";
     };

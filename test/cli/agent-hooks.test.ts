@@ -76,7 +76,12 @@ describe("other agent CLIs' hook files", { concurrency: 3 }, () => {
   test("Gemini CLI: a secret scanner on BeforeTool (write_file|replace) blocks a Write holding a key", async () => {
     const cwd = await fresh({
       "script.json": SCRIPT,
-      "gatehouse.json": { model: "scripted:script.json", commandHooks: { gemini: true } },
+      // Write asks in default mode; a rule lets the hook be what decides.
+      "gatehouse.json": {
+        model: "scripted:script.json",
+        commandHooks: { gemini: true },
+        permissions: { allow: ["Write"] },
+      },
       ".gemini/settings.json": {
         hooks: {
           BeforeTool: [
@@ -115,7 +120,12 @@ describe("other agent CLIs' hook files", { concurrency: 3 }, () => {
     const cwd = await fresh({
       "script.json": SCRIPT,
       "data/keep.txt": "keep",
-      "gatehouse.json": { model: "scripted:script.json", commandHooks: { codex: true } },
+      // Bash asks in default mode; a rule lets the hook be what decides.
+      "gatehouse.json": {
+        model: "scripted:script.json",
+        commandHooks: { codex: true },
+        permissions: { allow: ["Bash"] },
+      },
       ".codex/hooks.json": {
         hooks: {
           PreToolUse: [

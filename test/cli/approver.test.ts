@@ -14,8 +14,10 @@ const REQUEST: ApprovalRequest = {
   toolCallId: "call_1",
   params: { command: "rm -rf build" },
   title: "Delete the build folder?",
+  suggestions: ["Bash(rm:*)"],
 };
-const QUESTION = "Allow Bash? Delete the build folder? [y]es once / [a]lways / [n]o: ";
+const CHOICES = "[y]es once / [a]lways (this session) / [p]roject (save to .claude/settings.local.json) / [n]o";
+const QUESTION = `Allow Bash? Delete the build folder? ${CHOICES}: `;
 
 /** A fake terminal: stdin and stderr as PassThrough streams that say they are TTYs. */
 function terminal() {
@@ -53,6 +55,7 @@ describe("the terminal approver", () => {
     ["n", "deny"],
     ["  YES ", "allow-once"],
     ["always", "allow-always"],
+    ["p", "allow-always-local"],
   ] as const) {
     test(`asks on stderr and reads "${answer.trim()}" from stdin: ${decision}`, async () => {
       const t = terminal();
@@ -63,9 +66,26 @@ describe("the terminal approver", () => {
       assert.equal(await pending, decision);
       assert.ok(t.written().endsWith(QUESTION), t.written());
       assert.match(t.written(), /^ {2}\{"command":"rm -rf build"\}\n/, "the tool's input is shown above the question");
+      assert.match(
+        t.written(),
+        /^ {2}"always" adds: Bash\(rm:\*\)\n/m,
+        "the rule an always adds is shown before the choice",
+      );
       assert.equal(t.input.listenerCount("data"), 0, "stops reading once answered");
     });
   }
+
+  test("with no rule to add, 'always' is not offered (it would be the whole tool)", async () => {
+    const t = terminal();
+    const { suggestions: _, ...request } = REQUEST;
+    const pending = createTerminalApprover(t)(request, new AbortController().signal);
+    const question = "Allow Bash? Delete the build folder? [y]es once / [n]o: ";
+    await t.shown(question);
+    t.input.write("a\n");
+    await t.shown(question, 2);
+    t.input.write("y\n");
+    assert.equal(await pending, "allow-once");
+  });
 
   test("an answer it does not know gets the question again", async () => {
     const t = terminal();
@@ -110,7 +130,10 @@ describe("the terminal approver", () => {
       const t = terminal();
       Object.assign(t.input, { isTTY: stdin });
       Object.assign(t.output, { isTTY: stderr });
-      assert.equal(await createTerminalApprover(t)(REQUEST, new AbortController().signal), "deny");
+      assert.deepEqual(await createTerminalApprover(t)(REQUEST, new AbortController().signal), {
+        decision: "deny",
+        decidedBy: "no-terminal",
+      });
       assert.equal(t.written(), "");
     }
   });
@@ -125,7 +148,7 @@ describe("the terminal approver", () => {
     assert.ok(!t.written().includes("Allow Write?"), "the second question waits for the first answer");
     t.input.write("y\n");
     assert.equal(await first, "allow-once");
-    await t.shown("Allow Write? [y]es once / [a]lways / [n]o: ");
+    await t.shown(`Allow Write? ${CHOICES}: `);
     t.input.write("n\n");
     assert.equal(await second, "deny");
   });
@@ -169,16 +192,21 @@ describe("gatehouse run without a terminal", () => {
       "gatehouse.json": { model: "scripted:script.json", plugins: [{ path: "asker.mjs" }] },
     });
     dirs.push(p);
-    const r = await gatehouse(["run", "-p", "write it"], { cwd: p.dir });
+    // A rule allows Write: only the plugin's ask stands in the way, and nobody can answer it.
+    const r = await gatehouse(["run", "-p", "write it", "--allowedTools", "Write"], { cwd: p.dir });
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stdout, "after: The Write call was not approved.\n");
+    assert.equal(
+      r.stdout,
+      "after: Permission to use Write was denied (it needs approval in default mode, and no one can be asked here).\n",
+    );
     assert.ok(!r.stderr.includes("[y]es once"), "nobody was asked");
+    assert.match(r.stderr, /^gatehouse: permission denied: Write: /m, "the denial is visible");
     assert.equal(existsSync(join(p.dir, "made.txt")), false);
 
     // The same run without the plugin writes the file: the denial is what stopped it.
     const control = await project({ "script.json": SCRIPT, "gatehouse.json": { model: "scripted:script.json" } });
     dirs.push(control);
-    const ran = await gatehouse(["run", "-p", "write it"], { cwd: control.dir });
+    const ran = await gatehouse(["run", "-p", "write it", "--allowedTools", "Write"], { cwd: control.dir });
     assert.equal(ran.code, 0, ran.stderr);
     assert.equal(existsSync(join(control.dir, "made.txt")), true);
   });

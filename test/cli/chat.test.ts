@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, test } from "node:test";
 import { stripVTControlCharacters } from "node:util";
+import { createGatehouse, type Gatehouse, type RunStream } from "../../src/assembly/gatehouse.js";
 import { approverSlot, type ChatSessionOptions, type ChatSummary, chatSession } from "../../src/cli/chat.js";
 import { createScriptedModel, type ScriptInput } from "../../src/models/index.js";
 import { definePlugin, type PluginDefinition } from "../../src/plugins/index.js";
 import { RunEventChannel } from "../../src/runtime/events.js";
-import { createGatehouse, type Gatehouse, type RunStream } from "../../src/runtime/gatehouse.js";
 import type { Approver, RunInput, RunResult } from "../../src/runtime/types.js";
 import { openSqliteStore } from "../../src/store/index.js";
 import { echoTool } from "../runtime/helpers.js";
@@ -190,7 +190,10 @@ describe("gatehouse chat (stdin piped: plain output)", { concurrency: 4 }, () =>
       input: "read x\ny\n",
     });
     assert.equal(denied.code, 0, denied.stderr);
-    assert.match(denied.stdout, /^✗ Read — The Read call was not approved\.$/m);
+    assert.match(
+      denied.stdout,
+      /^✗ Read — Permission to use Read was denied \(it needs approval in default mode, and no one can be asked here\)\.$/m,
+    );
     assert.doesNotMatch(denied.stdout, /Allow Read\?/);
   });
 
@@ -379,6 +382,7 @@ function scriptedRuns() {
             reply: null,
             steps: 1,
             durationMs: 1,
+            permissionDenials: [],
             ...result,
           };
           channel.push({ type: "run-end", result: full });
@@ -596,14 +600,15 @@ describe("chatSession on a terminal", () => {
     });
     const done = session(term, { gatehouse: gh, approvals, color: false });
     term.type("go\r");
-    await term.until("Allow Echo? Echo something? [y]es once / [a]lways / [n]o: ");
+    // A hook's ask: no rule would stop it asking again, so "always" is not offered.
+    await term.until("Allow Echo? Echo something? [y]es once / [n]o: ");
     term.type("y\r");
     await term.until(/tool said \{"echoed":"ping"\}/);
     assert.match(plain(term.shown), /✓ Echo\(ping\)/);
 
     const mark = term.shown.length;
     term.type("go\r");
-    await term.until("[y]es once / [a]lways / [n]o: ", mark);
+    await term.until("[y]es once / [n]o: ", mark);
     term.type("n\r");
     await term.until("✗ Echo — The Echo call was not approved.", mark);
     await term.until(/tool said The Echo call was not approved\./, mark);
@@ -655,6 +660,8 @@ test("chat.ts loads nothing heavy when main.ts registers it at start-up", async 
     "picocolors",
     "./exit.js",
     "./output.js",
+    // Commander's options and the list of permission modes: main.ts loads it at start-up anyway.
+    "./permission-flags.js",
     "./signals.js",
     "./terminal.js",
     "./run-end.js",

@@ -105,7 +105,7 @@ describe("gatehouse console", () => {
     }
   });
 
-  test("its configuration view is what plugins inspect, hooks list and config print, secrets masked the same way", async () => {
+  test("its configuration view is what plugins inspect, hooks list, permissions and config print, secrets masked the same way", async () => {
     const dir = await projects({
       "gatehouse.json": {
         model: "scripted:echo",
@@ -115,7 +115,9 @@ describe("gatehouse console", () => {
           ],
         },
         mcpServers: { files: { command: "files-server", env: { API_KEY: "s3cr3t-env-value" } } },
+        permissions: { deny: ["Bash(rm:*)"], allow: ["Bash(npm test:*)"] },
       },
+      ".claude/settings.json": { permissions: { ask: ["Bash(git push:*)"] } },
       "check.sh": "#!/bin/sh\nexit 0\n",
     });
     await chmod(join(dir, "check.sh"), 0o755);
@@ -126,17 +128,21 @@ describe("gatehouse console", () => {
       const text = JSON.stringify(config);
       assert.ok(!text.includes("s3cr3t"), "no secret");
       assert.ok(text.includes("****"), "masked where they were");
-      const [hooks, settings, inspect] = await Promise.all(
+      const [hooks, settings, inspect, permissions] = await Promise.all(
         [
           ["hooks", "list", "--json"],
           ["config", "--json"],
           ["plugins", "inspect", "--json"],
+          ["permissions", "--json"],
         ].map(async (args) => JSON.parse((await gatehouse(args, { cwd: dir })).stdout)),
       );
       assert.deepEqual(config.commandHooks, hooks);
       assert.deepEqual(config.settings, settings);
       assert.deepEqual(config.plugins, inspect.plugins);
-      assert.deepEqual(config.permissions, { rules: [], note: "none configured" });
+      const shown = config.permissions as { rules: unknown[]; note: string };
+      assert.deepEqual(shown.rules, permissions.rules);
+      assert.ok(shown.rules.length > 0, "the project's rules are listed");
+      assert.match(shown.note, new RegExp(`mode ${permissions.mode}`));
     } finally {
       open.child.kill("SIGTERM");
       assert.equal(await open.exit, 0);

@@ -27,6 +27,8 @@ describe("the tool door, through the CLI", { concurrency: 4 }, () => {
         model: "scripted:script.json",
         hooks: { PostToolUseFailure: [hook] },
         mcpServers: { fx: { command: process.execPath, args: [MCP_FAILS] } },
+        // Bash and MCP tools ask in default mode and nobody can answer: rules let the calls run.
+        permissions: { allow: ["Bash", "mcp__fx"] },
       },
       "withhold.sh": WITHHOLD,
       "script.json": {
@@ -67,7 +69,11 @@ describe("the tool door, through the CLI", { concurrency: 4 }, () => {
       },
     };`;
     const p = await fresh({
-      "gatehouse.json": { model: "scripted:script.json", plugins: [{ path: "guard.mjs" }] },
+      "gatehouse.json": {
+        model: "scripted:script.json",
+        plugins: [{ path: "guard.mjs" }],
+        permissions: { allow: ["Bash"] },
+      },
       "guard.mjs": guard,
       "script.json": {
         runs: [
@@ -105,6 +111,7 @@ describe("the tool door, through the CLI", { concurrency: 4 }, () => {
         model: "scripted:script.json",
         plugins: [{ path: "withholder.mjs" }],
         subagents: { maxDepth: 2 },
+        permissions: { allow: ["Agent"] },
       },
       "withholder.mjs": withholder,
       "script.json": {

@@ -60,6 +60,8 @@ describe("the environment policy through gatehouse run", () => {
     },
     "gatehouse.json": {
       model: "scripted:s.json",
+      // Bash and MCP tools ask in default mode; nobody can answer here, so rules allow them.
+      permissions: { allow: ["Bash", "mcp__fx"] },
       ...MATRIX_CONFIG,
       mcpServers: { fx: { command: process.execPath, args: [MCP_FIXTURE], env: MCP_ENV } },
       hooks: {

@@ -17,6 +17,8 @@ const project = (fresh: (files?: Record<string, unknown>) => Promise<string>, co
     },
     "gatehouse.json": {
       model: "scripted:s.json",
+      // Bash asks in default mode and nobody can answer here: a rule lets the guard be what decides.
+      permissions: { allow: ["Bash"] },
       ...config,
       hooks: { PreToolUse: [{ matcher: "Bash", hooks: [guard] }] },
     },

@@ -517,7 +517,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
       assert.equal(broken.code, 2);
       assert.equal(broken.stdout, "");
       assert.match(broken.stderr, /^gatehouse: error: --settings: hooks\.UserPromptSubmt: unknown event/m);
-      assert.match(broken.stderr, /^gatehouse: command hooks: an error in the hook settings; not running/m);
+      assert.match(broken.stderr, /^gatehouse: settings: an error in the hook or permission settings; not running/m);
       assert.equal(existsSync(join(cwd, ".gatehouse")), false, "nothing ran, nothing was stored");
 
       const missing = await gatehouse(["run", "-p", "hello", "--settings", "absent.json"], { cwd, env });

@@ -38,6 +38,8 @@ describe("gatehouse init", { concurrency: 4 }, () => {
     assert.ok("$comment" in published.properties, "the published schema accepts $comment");
     const settings = JSON.parse(await readFile(join(cwd, ".claude/settings.json"), "utf8"));
     assert.equal(settings.hooks.PreToolUse[0].matcher, "Bash");
+    assert.ok(settings.permissions.deny.includes("Read(./.env)"), "a starter permissions block");
+    assert.ok(settings.permissions.allow.includes("Bash(npm test:*)"));
   });
 
   test("the starter project runs offline: the plugin redacts, blocks (exit 3) and shows up in plugins list", async () => {

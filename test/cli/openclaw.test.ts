@@ -118,6 +118,8 @@ describe("OpenClaw plugins through the CLI", { concurrency: 3 }, () => {
       "gatehouse.json": {
         model: "scripted:script.json",
         plugins: [{ path: "plugins/policy.mjs", hooks: { allowConversationAccess: true } }],
+        // Bash asks in default mode and nobody can answer: a rule lets the plugins decide.
+        permissions: { allow: ["Bash"] },
       },
     });
     const blocked = await gatehouse(["run", "-p", "what is the payroll of Ann?", "--json"], { cwd });

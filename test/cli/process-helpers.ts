@@ -23,7 +23,8 @@ export const TREE = [
 export const treeProject = (fresh: (files?: Record<string, unknown>) => Promise<string>, extra: object = {}) =>
   fresh({
     "s.json": { runs: [{ turns: [{ toolCalls: [{ name: "Bash", input: { command: TREE } }] }, { text: "done" }] }] },
-    "gatehouse.json": { model: "scripted:s.json", ...extra },
+    // The Bash call is what these tests watch: a rule lets it run (default mode would ask).
+    "gatehouse.json": { model: "scripted:s.json", permissions: { allow: ["Bash"] }, ...extra },
   });
 
 /** Resolves with the first line a writer puts into the FIFO (the writer blocks until it is read). */

@@ -294,6 +294,8 @@ describe("gatehouse run", { concurrency: 4 }, () => {
       },
       "gatehouse.json": {
         model: "scripted:s.json",
+        // MCP tools ask in default mode; nobody can answer here, so a server rule allows them.
+        permissions: { allow: ["mcp__fx"] },
         mcpServers: {
           fx: { command: process.execPath, args: [MCP_FIXTURE] },
           broken: { command: join(tmpdir(), "gatehouse-no-such-server") },

@@ -41,6 +41,8 @@ const SCRIPT = {
 const CONFIG = {
   model: "scripted:s.json",
   plugins: [{ path: "policy.mjs", hooks: { allowConversationAccess: true } }],
+  // The tool traffic is what the listings show: a rule lets the Bash call run (default mode would ask).
+  permissions: { allow: ["Bash(echo:*)"] },
 };
 
 describe("gatehouse sessions", { concurrency: 4 }, () => {

@@ -55,7 +55,9 @@ describe("`if` permission rules", () => {
 
   test("splitShell finds simple commands on ; && || | and in backticks", () => {
     assert.deepEqual(splitShell("a; b && c || d | e\nf"), ["a", "b", "c", "d", "e", "f"]);
-    assert.deepEqual(splitShell("x `y z` w"), ["y z", "x  w"]);
+    // A substitution leaves a placeholder word in the command around it.
+    assert.deepEqual(splitShell("x `y z` w"), ["y z", "x _ w"]);
+    assert.deepEqual(splitShell("(rm -rf x); { rm y; }; if true; then rm z; fi"), ["rm -rf x", "rm y", "true", "rm z"]);
     assert.equal(splitShell('echo "unterminated'), undefined);
   });
 });

@@ -39,10 +39,13 @@ describe("examples/withhold-secrets", () => {
       const audit = await gatehouse(["audit", "--json"], { cwd: join(run.root, folder) });
       const records = JSON.parse(audit.stdout) as { hook: string; pluginId: string; outcome: string }[];
       const by = i === 0 ? "withhold-secrets" : "command-hooks";
+      // Each call: the allow rule that let it run, then the withholding.
       assert.deepEqual(
         records.map((r) => [r.hook, r.pluginId, r.outcome]),
         [
+          ["permission", "permissions", "approve"],
           ["after_tool_call", by, "block"],
+          ["permission", "permissions", "approve"],
           ["after_tool_call", by, "block"],
         ],
       );

@@ -9,9 +9,9 @@ import { runScenario } from "../../harness/r1.js";
 import type { Scenario } from "../../harness/scenario.js";
 import { filesUnder } from "../../harness/sinks.js";
 import { echoTool, harnessModel } from "../../harness/world.js";
+import { createGatehouse } from "../../src/assembly/gatehouse.js";
 import { HOOKS } from "../../src/hooks/index.js";
 import { definePlugin } from "../../src/plugins/index.js";
-import { createGatehouse } from "../../src/runtime/gatehouse.js";
 import { openStore } from "../../src/store/index.js";
 
 // Minimal reproductions of what the guarantee harness found, kept so the fixes stay fixed.
@@ -100,6 +100,8 @@ describe("found by R1 (child-derived probe)", () => {
         }),
         store,
         subagents: true,
+        // Agent calls ask in default mode and no one is asked here: a rule lets them run.
+        permissions: { allow: ["Agent"] },
         logger: captureLogger().logger,
         config: { cwd: dir },
         plugins: [

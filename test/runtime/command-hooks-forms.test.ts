@@ -145,18 +145,30 @@ describe("command-hook JSON answers in real runs", () => {
     assert.doesNotMatch(r.stored, /HEADS-UP/);
   });
 
-  test("PermissionRequest deny: the tool never runs, the next approver is not asked, the hook's message stays out", async () => {
+  test("PermissionRequest deny: the tool never runs, the next approver is not asked, the model reads the hook's message", async () => {
     const deny = specific("PermissionRequest", { decision: { behavior: "deny", message: "DENY-MESSAGE" } });
     const r = await runWith(on("PermissionRequest", emits(deny)), { approval: true });
     assert.deepEqual(r.inputs, []);
     assert.equal(r.approvals, 0);
-    assert.match(r.prompts[1] ?? "", /not approved/);
+    // As in Claude Code, `message` tells the model why (docs/permissions.md).
+    assert.match(r.prompts[1] ?? "", /DENY-MESSAGE/);
     assert.deepEqual(
-      r.audit.filter((a) => a.hook === "approval").map((a) => [a.pluginId, a.outcome]),
+      r.audit.filter((a) => a.hook === "permission_request").map((a) => [a.pluginId, a.outcome]),
       [["command-hooks", "deny"]],
     );
-    // An approval answers yes or no; the deny message has no way to the model (docs/command-hooks.md).
-    for (const p of r.prompts) assert.doesNotMatch(p, /DENY-MESSAGE/);
+    assert.equal(r.result.outcome, "completed", "without interrupt the run goes on");
+  });
+
+  test("PermissionRequest deny with interrupt: the run ends blocked with Gatehouse's notice, no further model call", async () => {
+    const deny = specific("PermissionRequest", { decision: { behavior: "deny", message: "NO", interrupt: true } });
+    const r = await runWith(on("PermissionRequest", emits(deny)), { approval: true });
+    assert.deepEqual(r.inputs, []);
+    assert.equal(r.prompts.length, 1, "the model was not called again");
+    assert.equal(r.result.outcome, "blocked");
+    assert.match(
+      r.result.reply ?? "",
+      /The run was stopped: permission to use Probe was denied by a policy \(command-hooks\)/,
+    );
   });
 
   test("PermissionRequest allow: the tool runs and the next approver is not asked", async () => {
@@ -166,21 +178,13 @@ describe("command-hook JSON answers in real runs", () => {
     assert.equal(r.approvals, 0);
   });
 
-  test("PermissionRequest allow with updatedInput is not an allow: logged as not applied, the next approver decides on the original input", async () => {
+  test("PermissionRequest allow with updatedInput: the call runs with the hook's input, as in Claude Code", async () => {
     const allow = specific("PermissionRequest", {
       decision: { behavior: "allow", updatedInput: { text: "REWRITTEN" } },
     });
     const r = await runWith(on("PermissionRequest", emits(allow)), { approval: true });
-    assert.equal(r.approvals, 1, "the next approver was asked");
-    assert.deepEqual(r.inputs, [INPUT], "the approver's yes runs the call as the model made it");
-    assert.ok(
-      r.logs.some((l) =>
-        /^warn \[command-hooks\] PermissionRequest hook \(cli, hooks\.PermissionRequest\[0\]\.hooks\[0\]\) allowed with updatedInput.*next approver decides$/.test(
-          l,
-        ),
-      ),
-      r.logs.join("\n"),
-    );
+    assert.equal(r.approvals, 0, "nobody else was asked");
+    assert.deepEqual(r.inputs, ["REWRITTEN"]);
   });
 });
 

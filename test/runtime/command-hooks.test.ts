@@ -34,6 +34,7 @@ function withHooks(
   const t = testGatehouse(script, {
     plugins: [rec.plugin],
     subagents: true,
+    permissions: { allow: ["Agent"] },
     env: { ...process.env, HOOK_LOG: log, OPENAI_API_KEY: "sk-should-not-leak", ...extraEnv },
     config: { cwd: dir, compaction },
     commandHooks: { load: { homeDir: dir, cliSettings: JSON.stringify({ hooks }) } },

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
+import type { GatehouseOptions, RunStream } from "../../src/assembly/gatehouse.js";
 import { HOOK_NAMES, type HookName } from "../../src/hooks/index.js";
 import type { ScriptInput } from "../../src/models/index.js";
 import type { PluginDefinition } from "../../src/plugins/index.js";
-import type { GatehouseOptions, RunStream } from "../../src/runtime/gatehouse.js";
 import type { RunInput, RunResult } from "../../src/runtime/types.js";
 import type { Run } from "../../src/store/types.js";
 import { type Firing, plugin, recorder, testGatehouse } from "./helpers.js";
@@ -190,7 +190,18 @@ const scenarios: Scenario[] = [
     plugins: [
       plugin("approvals", (api) => api.on("before_tool_call", () => ({ requireApproval: { title: "Run Echo?" } }))),
     ],
-    expected: sum(FULL_TURN, { after_tool_call: -1, notification: 1 }),
+    // Nobody can be asked (no approver): permission_request decides nothing, and no notification
+    // fires, since no person is asked (docs/permissions.md).
+    expected: sum(FULL_TURN, { after_tool_call: -1, permission_request: 1 }),
+    outcome: "completed",
+  },
+  {
+    name: "approval requested and given by a person",
+    plugins: [
+      plugin("approvals", (api) => api.on("before_tool_call", () => ({ requireApproval: { title: "Run Echo?" } }))),
+    ],
+    options: { approver: async () => "allow-once" },
+    expected: sum(FULL_TURN, { permission_request: 1, notification: 1 }),
     outcome: "completed",
   },
   {
@@ -209,7 +220,8 @@ const scenarios: Scenario[] = [
         },
       ],
     },
-    options: { subagents: true },
+    // Agent calls ask in default mode: a rule allows them here.
+    options: { subagents: true, permissions: { allow: ["Agent"] } },
     // The child run is a whole turn of its own, its tool call included, inside the parent's Agent call.
     expected: sum(FULL_TURN, FULL_TURN, { subagent_start: 1, subagent_end: 1 }),
     outcome: "completed",

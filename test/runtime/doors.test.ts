@@ -32,6 +32,7 @@ describe("the doors", () => {
       },
       {
         subagents: { maxDepth: 2 },
+        permissions: { allow: ["Agent"] },
         plugins: [
           plugin("withholder", (api) =>
             api.on("after_tool_call", (e) =>

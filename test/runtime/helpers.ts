@@ -1,9 +1,9 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { z } from "zod";
+import { createGatehouse, type GatehouseOptions } from "../../src/assembly/gatehouse.js";
 import { HOOK_NAMES, type HookContext, type HookName } from "../../src/hooks/index.js";
 import { createScriptedModel, type ScriptInput } from "../../src/models/index.js";
 import { definePlugin, type PluginDefinition } from "../../src/plugins/index.js";
-import { createGatehouse, type GatehouseOptions } from "../../src/runtime/gatehouse.js";
 import type { RunInput, RunResult } from "../../src/runtime/types.js";
 import { openMemoryStore } from "../../src/store/index.js";
 import type { SessionStore } from "../../src/store/types.js";

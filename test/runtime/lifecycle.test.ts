@@ -499,12 +499,15 @@ describe("tool calls (docs/lifecycle.md, step 10d)", () => {
     const ask = plugin("ask", (api) => api.on("before_tool_call", () => ({ requireApproval: { title: "Run Echo?" } })));
     const { gatehouse, store } = testGatehouse(useTool, { plugins: [ask] });
     const { sessionId, runId } = await gatehouse.run({ prompt: "q" });
-    const records = (await store.listAudit({ sessionId })).filter((a) => a.hook === "approval");
+    const records = (await store.listAudit({ sessionId })).filter((a) => a.hook === "permission");
     assert.deepEqual(
       records.map((a) => ({ pluginId: a.pluginId, outcome: a.outcome, runId: a.runId })),
       [{ pluginId: "gatehouse", outcome: "deny", runId }],
     );
-    assert.match(JSON.stringify(await store.runMessages(runId)), /The Echo call was not approved/);
+    assert.match(
+      JSON.stringify(await store.runMessages(runId)),
+      /Permission to use Echo was denied \(it needs approval in default mode, and no one can be asked here\)/,
+    );
   });
 });
 

@@ -2,9 +2,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { z } from "zod";
 import { messageText, type Part } from "../../src/core/message.js";
-import type { ApprovalRequest, RunEvent } from "../../src/runtime/types.js";
 import type { Tool } from "../../src/tools/types.js";
-import { echoTool, heldTool, plugin, promptText, testGatehouse } from "./helpers.js";
+import { heldTool, plugin, promptText, testGatehouse } from "./helpers.js";
 
 const OUTPUT = "LOOKUP-OUTPUT-9d2";
 
@@ -147,42 +146,5 @@ describe("parallel tool calls", () => {
     parallel.release("c");
     await running;
     assert.deepEqual(log, ["pre a", "start a", "end a", "pre b", "start b", "end b", "pre c", "start c", "end c"]);
-  });
-});
-
-describe("approvals", () => {
-  test("allow-always is remembered for the rest of the session: the same tool is not asked again, a new session is", async () => {
-    const ask = plugin("ask", (api) =>
-      api.on("before_tool_call", () => ({ requireApproval: { title: "Run Echo?" } }), { matcher: "Echo" }),
-    );
-    const asked: ApprovalRequest[] = [];
-    const approver = async (request: ApprovalRequest) => {
-      asked.push(request);
-      return "allow-always" as const;
-    };
-    const script = {
-      runs: [
-        {
-          turns: [
-            { toolCalls: [{ name: "Echo", input: { text: "one" } }] },
-            { toolCalls: [{ name: "Echo", input: { text: "two" } }] },
-            { text: "{{lastToolResult}}" },
-          ],
-        },
-      ],
-    };
-    const { gatehouse } = testGatehouse(script, { plugins: [ask], tools: [echoTool], approver });
-    const stream = gatehouse.stream({ prompt: "q" });
-    const events: RunEvent[] = [];
-    for await (const event of stream) events.push(event);
-    const first = await stream.result;
-    assert.equal(asked.length, 1);
-    assert.equal(events.filter((e) => e.type === "approval-requested").length, 1);
-    assert.equal(events.filter((e) => e.type === "tool-call").length, 2, "both calls ran");
-    assert.match(first.reply ?? "", /two/);
-    await gatehouse.run({ prompt: "again", sessionId: first.sessionId });
-    assert.equal(asked.length, 1, "the rest of the session is not asked");
-    await gatehouse.run({ prompt: "elsewhere" });
-    assert.equal(asked.length, 2, "another session is asked");
   });
 });

@@ -50,7 +50,12 @@ describe("MCP servers", () => {
           },
         ],
       },
-      { plugins: [watcher], mcpServers: { test: { command: process.execPath, args: [MCP_SERVER, "--stdio"] } } },
+      {
+        plugins: [watcher],
+        mcpServers: { test: { command: process.execPath, args: [MCP_SERVER, "--stdio"] } },
+        // MCP tools ask in default mode (docs/permissions.md): allowed here by a server rule.
+        permissions: { allow: ["mcp__test"] },
+      },
     );
     try {
       const result = await gatehouse.run({ prompt: "call the server" });
@@ -111,7 +116,7 @@ describe("sub-agents", () => {
     };
     const { gatehouse } = testGatehouse(
       delegate([{ toolCalls: [{ name: "Echo", input: { text: "x" } }] }, { text: "child: {{lastToolResult}}" }]),
-      { plugins: [guard], subagents: true, tools: [tool] },
+      { plugins: [guard], subagents: true, permissions: { allow: ["Agent"] }, tools: [tool] },
     );
     const result = await gatehouse.run({ prompt: "delegate" });
     assert.equal(executed, false);
@@ -127,6 +132,7 @@ describe("sub-agents", () => {
     const { gatehouse, calls, store } = testGatehouse(delegate([{ text: `the secret is ${SECRET}` }]), {
       plugins: [dlp],
       subagents: true,
+      permissions: { allow: ["Agent"] },
     });
     const result = await gatehouse.run({ prompt: "delegate" });
     assert.equal(result.outcome, "completed");
@@ -143,13 +149,18 @@ describe("sub-agents", () => {
     const rewrite = plugin("rw", (api) =>
       api.on("after_tool_call", (e) => ({ result: String(e.result).toUpperCase() }), { matcher: "Agent" }),
     );
-    const { gatehouse } = testGatehouse(delegate([{ text: "quiet child" }]), { plugins: [rewrite], subagents: true });
+    const { gatehouse } = testGatehouse(delegate([{ text: "quiet child" }]), {
+      plugins: [rewrite],
+      subagents: true,
+      permissions: { allow: ["Agent"] },
+    });
     assert.equal((await gatehouse.run({ prompt: "delegate" })).reply, "parent saw: QUIET CHILD");
   });
 
   test("a failed child is reported to the parent as a tool error, never lost", async () => {
     const { gatehouse, store } = testGatehouse(delegate([{ error: { message: "child model down" } }]), {
       subagents: true,
+      permissions: { allow: ["Agent"] },
     });
     const result = await gatehouse.run({ prompt: "delegate" });
     assert.equal(result.outcome, "completed");
@@ -163,6 +174,7 @@ describe("sub-agents", () => {
     const { tool, started } = waitingTool();
     const { gatehouse, store } = testGatehouse(delegate([{ toolCalls: [{ name: "Wait", input: { note: "n" } }] }]), {
       subagents: true,
+      permissions: { allow: ["Agent"] },
       tools: [tool],
     });
     const result = await runCancelledOnceStarted(gatehouse, { prompt: "delegate" }, started);
@@ -185,7 +197,10 @@ describe("sub-agents", () => {
   });
 
   test("without maxDepth above 1 a sub-agent has no Agent tool of its own", async () => {
-    const { gatehouse, calls } = testGatehouse(delegate([{ text: "leaf" }]), { subagents: true });
+    const { gatehouse, calls } = testGatehouse(delegate([{ text: "leaf" }]), {
+      subagents: true,
+      permissions: { allow: ["Agent"] },
+    });
     await gatehouse.run({ prompt: "delegate" });
     const childCall = calls.find((c) => JSON.stringify(c.prompt).includes("child task"));
     assert.ok(childCall);

@@ -120,6 +120,8 @@ describe("a cancelled or failed run under an output gate keeps none of its unche
       store,
       tools: [tool],
       subagents: true,
+      // Agent calls ask in default mode: a rule lets the sub-agent start.
+      permissions: { allow: ["Agent"] },
       plugins: [gates.before_response_emit],
     });
     const result = await runCancelledOnceStarted(gatehouse, { prompt: "delegate" }, started);

@@ -1,7 +1,7 @@
+import type { GatehouseOptions } from "../../src/assembly/gatehouse.js";
 import type { ServerConfig } from "../../src/config/server.js";
 import type { ScriptInput } from "../../src/models/index.js";
 import type { PluginDefinition } from "../../src/plugins/index.js";
-import type { GatehouseOptions } from "../../src/runtime/gatehouse.js";
 import { createApiKey, openService, type RunningServer, type Service } from "../../src/server/index.js";
 import type { StoreOptions } from "../../src/store/index.js";
 import { openStore } from "../../src/store/index.js";

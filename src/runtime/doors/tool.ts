@@ -2,11 +2,11 @@ import type { Part } from "../../core/message.js";
 import type { Attribution } from "../../hooks/types.js";
 import type { CollectedResponse, CollectedToolCall } from "../../models/collect.js";
 import type { Tool, ToolContext } from "../../tools/types.js";
-import { requestApproval } from "../approvals.js";
+import { settlePermission } from "../approvals.js";
 import type { RuntimeDeps } from "../deps.js";
 import { notices } from "../notices.js";
 import type { RunState } from "../state.js";
-import type { ChildRunSummary } from "../types.js";
+import type { ChildRunSummary, PermissionDenial } from "../types.js";
 import { applyBlock } from "./block.js";
 import { writeAssistant } from "./output.js";
 import { writeMessage } from "./persist.js";
@@ -68,6 +68,14 @@ export async function runToolCalls(
   }
   await writeAssistant(deps, state, asRan(response.parts, started));
   for (const [i, call] of calls.entries()) await storeResult(deps, state, call, outcomes[i] as ToolOutcome);
+  const interrupted = state.interruptedBy;
+  if (interrupted) {
+    // A permission deny with `interrupt`: the run ends here, its notice delivered like any block's.
+    const by = { hook: "permission_request", pluginId: interrupted.decidedBy, cause: "decision" } as const;
+    const notice = notices.permissionInterrupted(interrupted.toolName, interrupted.decidedBy);
+    await applyBlock(deps, state, { kind: "reply", by, notice });
+    return;
+  }
   if (deps.engine.hasHooks("after_tool_batch")) await afterBatch(deps, state, calls, outcomes, started);
 }
 
@@ -95,6 +103,32 @@ async function afterBatch(
   state.signal.throwIfAborted();
   noteStop(state, batch);
   if (batch.result.additionalContext) state.context.append.push(batch.result.additionalContext);
+}
+
+/** What the model (and the user) read for a denied call. */
+function denialNotice(d: PermissionDenial): string {
+  const asked = d.reason === "user" || d.reason === "timeout" || d.reason === "threw";
+  return asked ? notices.approvalDenied(d.toolName) : notices.permissionDenied(d.toolName, denialText(d));
+}
+
+/** Why a call was denied, in words the user and the model may read: the rule and its source, or the mode. */
+export function denialText(d: PermissionDenial): string {
+  const from = d.source === "flag" ? d.file : `${d.source} settings`;
+  const rule = d.rule === undefined ? "" : `rule ${d.rule} from ${from}`;
+  switch (d.reason) {
+    case "rule":
+      return rule || `${d.mode} mode`;
+    case "mode":
+      return `${d.mode} mode`;
+    case "hook":
+      return `a permission hook (${d.decidedBy})`;
+    case "nobody":
+      return `${rule ? `${rule} asks` : `it needs approval in ${d.mode} mode`}, and no one can be asked here`;
+    case "user":
+      return "the user said no";
+    default:
+      return "no answer to the permission ask";
+  }
 }
 
 /** The model's parts with each call's input as it ran, or the placeholder for a call that did not. */
@@ -147,6 +181,20 @@ async function runToolCall(
   if (params instanceof InvalidInput) return { output: params.message, isError: true };
   // What is stored: the model's own input, unless a policy rewrote it.
   let stored: unknown = call.input;
+  const { permissions } = deps;
+  const notRun = (message: string): ToolOutcome => {
+    state.emitText({ type: "tool-blocked", toolCallId, toolName, message });
+    return { output: message, isError: true };
+  };
+  const denied = (denial: PermissionDenial, message?: string) => notRun(message ?? denialNotice(denial));
+
+  // Deny rules come first, in every mode: no hook sees a call a rule refuses.
+  const denyRule = permissions.denyRule(toolName, params, state.sessionId);
+  if (denyRule) {
+    const decision = { behavior: "deny", rule: denyRule, by: "rule" } as const;
+    const outcome = await settlePermission(deps, state, { toolName, toolCallId, params, decision });
+    if (!outcome.allowed) return denied(outcome.denial);
+  }
 
   const pre = await engine.emit("before_tool_call", { toolName, params, toolCallId });
   state.signal.throwIfAborted();
@@ -162,14 +210,27 @@ async function runToolCall(
     params = rewritten.data;
     stored = params;
   }
+  // Then the allow and ask rules and the mode, with what the hooks said (a rewrite meets the deny rules again).
   const approval = pre.result.requireApproval;
-  if (approval) {
-    const allowed = await requestApproval(deps, state, { toolName, toolCallId, params, ...approval });
-    if (!allowed) {
-      const message = notices.approvalDenied(toolName);
-      state.emitText({ type: "tool-blocked", toolCallId, toolName, message });
-      return { output: message, isError: true };
-    }
+  // A hook's requireApproval is an ask that another hook's allow cannot loosen.
+  const hookSaid = approval ? "ask" : pre.result.permissionDecision;
+  const decision = permissions.decide(toolName, params, hookSaid, state.sessionId);
+  const permission = await settlePermission(deps, state, {
+    toolName,
+    toolCallId,
+    params,
+    decision,
+    ...(approval ? { approval } : {}),
+  });
+  if (!permission.allowed) {
+    if (permission.interrupt) state.interrupt(permission.denial);
+    return denied(permission.denial, permission.message);
+  }
+  if (permission.params !== undefined) {
+    const updated = tool.inputSchema.safeParse(permission.params);
+    if (!updated.success) return { output: `Invalid input for ${toolName} after a permission hook.`, isError: true };
+    params = updated.data;
+    stored = params;
   }
 
   state.emitText({ type: "tool-call", toolCallId, toolName, input: params });

@@ -1,0 +1,26 @@
+export {
+  asksByDefault,
+  type HookPermission,
+  isPermissionMode,
+  PERMISSION_MODES,
+  type PermissionDecision,
+  type PermissionMode,
+  PermissionPolicy,
+  type PermissionPolicyOptions,
+} from "./policy.js";
+export {
+  commandPattern,
+  type ParsedRule,
+  PERMISSION_BEHAVIORS,
+  type PermissionBehavior,
+  type PermissionRule,
+  parseRule,
+} from "./rules.js";
+export { type SimpleCommand, splitCommands, withoutAssignments } from "./shell.js";
+export {
+  type LoadedPermissions,
+  type LoadPermissionsOptions,
+  loadPermissions,
+  type PermissionDiagnostic,
+  writeLocalRule,
+} from "./sources.js";

@@ -1,0 +1,294 @@
+import { dirname, isAbsolute, relative, resolve } from "node:path";
+import {
+  commandsOf,
+  EDIT_TOOLS,
+  matchesCommand,
+  type PermissionBehavior,
+  type PermissionRule,
+  parseRule,
+  READ_TOOLS,
+  ruleCoversTool,
+  ruleMatchesCall,
+} from "./rules.js";
+import type { SimpleCommand } from "./shell.js";
+
+export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+export function isPermissionMode(value: unknown): value is PermissionMode {
+  return typeof value === "string" && (PERMISSION_MODES as readonly string[]).includes(value);
+}
+
+/** What a `PreToolUse` / `before_tool_call` hook said about the permission, if anything. */
+export type HookPermission = "allow" | "ask" | undefined;
+
+/** The permission check's answer for one call (docs/permissions.md). */
+export interface PermissionDecision {
+  readonly behavior: PermissionBehavior;
+  /** The rule that decided, when one did. */
+  readonly rule?: PermissionRule;
+  /** What decided: a rule, the mode, a hook's answer, or the tool's default tier. */
+  readonly by: "rule" | "mode" | "hook" | "default";
+  /**
+   * An allow from a rule an "always" answer added in this session: `PermissionRequest` hooks
+   * and approval plugins are still asked, and a deny from them stands.
+   */
+  readonly remembered?: boolean;
+}
+
+/** Tools that ask in `default` mode; every other tool (reads, plugin tools) runs. */
+const ASKING_TOOLS: ReadonlySet<string> = new Set(["Bash", "Agent", "WebFetch", ...EDIT_TOOLS]);
+
+export function asksByDefault(toolName: string): boolean {
+  return ASKING_TOOLS.has(toolName) || toolName.startsWith("mcp__");
+}
+
+export interface PermissionPolicyOptions {
+  readonly mode: PermissionMode;
+  /** What set the mode (a file, `--permission-mode`, `default`), for listings. */
+  readonly modeFrom?: string;
+  readonly rules: readonly PermissionRule[];
+  /** The working folder: `acceptEdits` accepts edits inside it (and `additionalDirectories`). */
+  readonly cwd: string;
+  readonly additionalDirectories?: readonly string[];
+  /** Writes a rule an "always, for this project" answer added (to `.claude/settings.local.json`). */
+  readonly persist?: (behavior: PermissionBehavior, rule: string) => string;
+}
+
+/**
+ * The effective permission rules and mode of one Gatehouse, and the check the tool door asks
+ * (docs/lifecycle.md, step 10d): deny rules first, then — after the tool hooks — ask rules,
+ * allow rules and the mode. Rules an "always" answer adds join it for the rest of the session.
+ */
+export class PermissionPolicy {
+  readonly #rules: readonly PermissionRule[];
+  /** Rules "always" answers added, per session: another session (a `serve` client's) never sees them. */
+  readonly #remembered = new Map<string, PermissionRule[]>();
+  readonly #workDirs: readonly string[];
+
+  constructor(private readonly options: PermissionPolicyOptions) {
+    this.#rules = [...options.rules];
+    this.#workDirs = [options.cwd, ...(options.additionalDirectories ?? []).map((d) => resolve(options.cwd, d))];
+  }
+
+  get mode(): PermissionMode {
+    return this.options.mode;
+  }
+
+  get modeFrom(): string {
+    return this.options.modeFrom ?? "default";
+  }
+
+  get additionalDirectories(): readonly string[] {
+    return this.#workDirs.slice(1);
+  }
+
+  /** The configured rules, in source order. */
+  get rules(): readonly PermissionRule[] {
+    return this.#rules;
+  }
+
+  /** The rules in force in a session: the configured ones, then those its "always" answers added. */
+  rulesFor(sessionId: string | undefined): readonly PermissionRule[] {
+    const added = sessionId === undefined ? undefined : this.#remembered.get(sessionId);
+    return added ? [...this.#rules, ...added] : this.#rules;
+  }
+
+  /** The deny rule this call meets, if any: checked before any hook, in every mode. */
+  denyRule(toolName: string, input: unknown, sessionId?: string): PermissionRule | undefined {
+    const commands = toolName === "Bash" ? bashCommands(input) : undefined;
+    for (const rule of this.rulesFor(sessionId)) {
+      if (rule.behavior !== "deny") continue;
+      if (toolName === "Bash" && ruleCoversTool(rule.parsed, toolName) && rule.parsed.specifier !== undefined) {
+        if (commands?.some((c) => matchesCommand(rule, c))) return rule;
+      } else if (ruleMatchesCall(rule, toolName, input)) return rule;
+    }
+    return undefined;
+  }
+
+  /**
+   * The decision for a call that passed the deny rules and the tool hooks: `hook` is what a
+   * hook said (allow skips the ask, never a deny rule or plan mode; ask forces one).
+   */
+  decide(toolName: string, input: unknown, hook: HookPermission, sessionId?: string): PermissionDecision {
+    const deny = this.denyRule(toolName, input, sessionId);
+    if (deny) return { behavior: "deny", rule: deny, by: "rule" };
+    const { mode } = this;
+    if (mode === "plan" && !READ_TOOLS.has(toolName) && toolName !== "Agent") return { behavior: "deny", by: "mode" };
+    const unreadable = toolName === "Bash" && commandsOf(input) === undefined;
+    const decision = this.#decideBeforeMode(toolName, input, hook, sessionId);
+    // A line that cannot be read is never run without a person, whatever the mode or a hook says.
+    if (unreadable && decision.behavior === "allow" && decision.by !== "rule")
+      return this.#settle({ behavior: "ask", by: "default" }, true);
+    return this.#settle(decision, unreadable);
+  }
+
+  #decideBeforeMode(toolName: string, input: unknown, hook: HookPermission, sessionId?: string): PermissionDecision {
+    if (hook === "ask") return { behavior: "ask", by: "hook" };
+    const rules = this.rulesFor(sessionId);
+    const ask = this.#matching(rules, "ask", toolName, input, "any");
+    if (ask) return { behavior: "ask", rule: ask.rule, by: "rule" };
+    if (hook === "allow") return { behavior: "allow", by: "hook" };
+    const allow = this.#matching(rules, "allow", toolName, input, "every");
+    if (allow)
+      return { behavior: "allow", rule: allow.rule, by: "rule", ...(allow.remembered ? { remembered: true } : {}) };
+    const { mode } = this;
+    if (mode === "bypassPermissions") return { behavior: "allow", by: "mode" };
+    if (mode === "acceptEdits" && EDIT_TOOLS.has(toolName) && this.#inWorkDirs(input))
+      return { behavior: "allow", by: "mode" };
+    return asksByDefault(toolName) ? { behavior: "ask", by: "default" } : { behavior: "allow", by: "default" };
+  }
+
+  /**
+   * `dontAsk` denies what would ask; `bypassPermissions` runs it, unless a hook asked for a
+   * person or the Bash line cannot be read (its deny rules could not be checked command by command).
+   */
+  #settle(decision: PermissionDecision, unreadable: boolean): PermissionDecision {
+    if (decision.behavior !== "ask") return decision;
+    if (this.mode === "dontAsk") return { ...decision, behavior: "deny", by: decision.rule ? "rule" : "mode" };
+    if (this.mode === "bypassPermissions" && decision.by !== "hook" && !unreadable)
+      return { behavior: "allow", by: "mode" };
+    return decision;
+  }
+
+  /**
+   * The first rule of `behavior` matching the call. A Bash call with several commands: `any`
+   * (an ask rule) matches when one command matches; `every` (allow) only when each command is
+   * matched by some allow rule — `Bash(npm test:*)` never allows `npm test && rm -rf x`.
+   */
+  #matching(
+    all: readonly PermissionRule[],
+    behavior: PermissionBehavior,
+    toolName: string,
+    input: unknown,
+    quantifier: "any" | "every",
+  ): { rule: PermissionRule; remembered: boolean } | undefined {
+    const rules = all.filter((r) => r.behavior === behavior && ruleCoversTool(r.parsed, toolName));
+    const remembered = (r: PermissionRule) => r.source === "session";
+    if (toolName !== "Bash") {
+      const rule = rules.find((r) => ruleMatchesCall(r, toolName, input));
+      return rule && { rule, remembered: remembered(rule) };
+    }
+    const whole = rules.find((r) => r.parsed.specifier === undefined);
+    if (whole) return { rule: whole, remembered: remembered(whole) };
+    const commands = commandsOf(input);
+    if (commands === undefined || commands.length === 0) return undefined;
+    const used = commands.map((c) => rules.find((r) => matchesCommand(r, c)));
+    const found = used.filter((r): r is PermissionRule => r !== undefined);
+    if (quantifier === "every" ? found.length < commands.length : found.length === 0) return undefined;
+    return { rule: found[0] as PermissionRule, remembered: found.some(remembered) };
+  }
+
+  #inWorkDirs(input: unknown): boolean {
+    const fields = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+    const file = fields.file_path ?? fields.notebook_path;
+    if (typeof file !== "string") return false;
+    const absolute = resolve(this.options.cwd, file);
+    return this.#workDirs.some((dir) => {
+      const rel = relative(dir, absolute);
+      return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+    });
+  }
+
+  /**
+   * The narrowest sensible rules that would allow this call, shown before the user answers
+   * "always": `Bash(npm test:*)` for `npm test -- -t x`, one per command of a compound line not
+   * already allowed, `Edit(./src/**)` for a file in src, `mcp__server__tool`, `Agent(type)`.
+   */
+  suggestRules(toolName: string, input: unknown, sessionId?: string): string[] {
+    if (toolName === "Bash") {
+      const commands = commandsOf(input);
+      if (commands === undefined || commands.length === 0) return [];
+      const allowRules = this.rulesFor(sessionId).filter(
+        (r) => r.behavior === "allow" && ruleCoversTool(r.parsed, "Bash"),
+      );
+      const wanted = commands.filter((c) => !allowRules.some((r) => matchesCommand(r, c))).map(commandRule);
+      return [...new Set(wanted)];
+    }
+    const fields = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+    const file = fields.file_path ?? fields.notebook_path ?? fields.path;
+    if ((EDIT_TOOLS.has(toolName) || READ_TOOLS.has(toolName)) && typeof file === "string") {
+      const kind = EDIT_TOOLS.has(toolName) ? "Edit" : "Read";
+      const absolute = resolve(this.options.cwd, file);
+      const dir = toolName === "Glob" || toolName === "Grep" ? absolute : dirname(absolute);
+      const rel = relative(this.options.cwd, dir);
+      if (rel === "") return [`${kind}(./${relative(this.options.cwd, absolute)})`];
+      return [rel.startsWith("..") || isAbsolute(rel) ? `${kind}(/${dir}/**)` : `${kind}(./${rel}/**)`];
+    }
+    if (toolName === "Agent") return [`Agent(${String(fields.subagent_type ?? "general-purpose")})`];
+    return [toolName];
+  }
+
+  /**
+   * Adds rules an "always" answer chose, for the rest of the session; with `local` (and
+   * `persist`), also to `.claude/settings.local.json`, where later sessions read them (the file
+   * written is returned).
+   */
+  remember(
+    sessionId: string,
+    behavior: PermissionBehavior,
+    rules: readonly string[],
+    where: "session" | "local",
+  ): string | undefined {
+    let file: string | undefined;
+    const added = this.#remembered.get(sessionId) ?? [];
+    this.#remembered.set(sessionId, added);
+    for (const text of rules) {
+      const parsed = parseRule(text);
+      if (typeof parsed === "string") continue;
+      if (where === "local" && this.options.persist) file = this.options.persist(behavior, text);
+      const rule: PermissionRule = {
+        behavior,
+        rule: text,
+        parsed,
+        source: "session",
+        baseDir: this.options.cwd,
+        ...(file === undefined ? {} : { file }),
+      };
+      added.push(rule);
+    }
+    return file;
+  }
+}
+
+/** Each simple command of a Bash call, plus the line as a whole (a deny rule may name a pipeline). */
+function bashCommands(input: unknown): SimpleCommand[] | undefined {
+  const command = (input as { command?: unknown } | undefined)?.command;
+  if (typeof command !== "string") return undefined;
+  const whole = { text: command.trim().replace(/\s+/g, " "), writes: false };
+  return [...(commandsOf(input) ?? []), whole];
+}
+
+/** Commands whose second word picks what they do: `npm test`, `git push`, `docker run`. */
+const SUBCOMMAND_TOOLS = new Set([
+  "npm",
+  "pnpm",
+  "yarn",
+  "bun",
+  "deno",
+  "git",
+  "cargo",
+  "go",
+  "docker",
+  "kubectl",
+  "gh",
+  "make",
+  "pip",
+  "uv",
+  "poetry",
+  "dotnet",
+  "mvn",
+  "gradle",
+]);
+
+function commandRule(command: SimpleCommand): string {
+  // A line that writes a file, or starts with assignments, gets an exact rule.
+  if (command.writes || /^[A-Za-z_]\w*=/.test(command.text)) return `Bash(${command.text})`;
+  const words = command.text.split(" ");
+  const [first, second] = words;
+  const prefix =
+    first !== undefined && SUBCOMMAND_TOOLS.has(first) && second !== undefined && /^[A-Za-z][\w:.-]*$/.test(second)
+      ? `${first} ${second}`
+      : first;
+  return `Bash(${prefix}:*)`;
+}

@@ -1,0 +1,241 @@
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { jsonErrorText, locateJsonPath, parseJsonText } from "../core/json.js";
+import { lazyRequire } from "../core/lazy-require.js";
+import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "./policy.js";
+import { PERMISSION_BEHAVIORS, type PermissionBehavior, type PermissionRule, parseRule } from "./rules.js";
+
+const jsonc = lazyRequire<typeof import("jsonc-parser")>("jsonc-parser");
+
+/** A problem in a permissions block: the file, where in it, and what was expected. */
+export interface PermissionDiagnostic {
+  readonly level: "error" | "warning";
+  readonly file: string;
+  readonly line?: number;
+  readonly column?: number;
+  /** JSON path, e.g. `permissions.allow[2]`. */
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface LoadPermissionsOptions {
+  readonly projectDir: string;
+  readonly homeDir: string;
+  /** gatehouse.json's `permissions` block (already checked against its schema) and the file. */
+  readonly config?: { readonly file: string; readonly permissions?: unknown };
+  /** `--settings FILE|JSON`, as the command hooks read it. */
+  readonly cliSettings?: string;
+  /** Where a relative `--settings` path is resolved (default: projectDir). */
+  readonly cwd?: string;
+  /** `--allowedTools` / `--disallowedTools`: session rules. */
+  readonly allowedTools?: readonly string[];
+  readonly disallowedTools?: readonly string[];
+  /** `--permission-mode` (or the library's `permissions.mode`): wins over every `defaultMode`. */
+  readonly mode?: string;
+  /** The operator allows `bypassPermissions` (`--allow-bypass-permissions`, the library's `allowBypass`). */
+  readonly allowBypass?: boolean;
+  /** Read the settings files (default true); false: only gatehouse.json's block, the flags and rules in code. */
+  readonly files?: boolean;
+  /** Rules given in code (the library). */
+  readonly rules?: readonly { readonly behavior: PermissionBehavior; readonly rule: string }[];
+}
+
+export interface LoadedPermissions {
+  readonly mode: PermissionMode;
+  /** What set the mode: a file, `--permission-mode`, or `default`. */
+  readonly modeFrom: string;
+  readonly rules: PermissionRule[];
+  readonly additionalDirectories: string[];
+  readonly diagnostics: PermissionDiagnostic[];
+}
+
+interface Source {
+  readonly source: string;
+  readonly file: string;
+  readonly baseDir: string;
+  readonly root: unknown;
+  readonly text?: string;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Reads `permissions` from every settings source Gatehouse reads hooks from — user, project and
+ * local `.claude/` settings, gatehouse.json, `--settings` — plus the flags, in that order. Rules
+ * of all sources are merged (a deny anywhere beats an allow anywhere); `defaultMode` is taken
+ * from the highest source that sets it (flag > --settings > gatehouse.json > local > project > user).
+ */
+export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions {
+  const diagnostics: PermissionDiagnostic[] = [];
+  const sources = readSources(opts, diagnostics);
+  const rules: PermissionRule[] = [];
+  const additionalDirectories: string[] = [];
+  let mode: PermissionMode = "default";
+  let modeFrom = "default";
+  for (const src of sources) {
+    const diag = (path: (string | number)[], message: string) => diagnostics.push(at(src, path, message));
+    if (!isObject(src.root)) continue;
+    const block = src.root.permissions;
+    if (block === undefined) continue;
+    if (!isObject(block)) {
+      diag(["permissions"], "must be an object { allow, ask, deny, defaultMode, additionalDirectories }");
+      continue;
+    }
+    for (const behavior of PERMISSION_BEHAVIORS) {
+      const list = block[behavior];
+      if (list === undefined) continue;
+      if (!Array.isArray(list)) {
+        diag(["permissions", behavior], 'must be an array of rules such as "Bash(npm test:*)"');
+        continue;
+      }
+      list.forEach((text, i) => {
+        const parsed = typeof text === "string" ? parseRule(text) : 'must be a string such as "Bash(npm test:*)"';
+        if (typeof parsed === "string") diag(["permissions", behavior, i], parsed);
+        else
+          rules.push({
+            behavior,
+            rule: text as string,
+            parsed,
+            source: src.source,
+            file: src.file,
+            baseDir: src.baseDir,
+          });
+      });
+    }
+    if (block.defaultMode !== undefined) {
+      if (isPermissionMode(block.defaultMode)) {
+        mode = block.defaultMode;
+        modeFrom = src.file;
+      } else diag(["permissions", "defaultMode"], `must be one of ${PERMISSION_MODES.join(", ")}`);
+    }
+    const dirs = block.additionalDirectories;
+    if (Array.isArray(dirs) && dirs.every((d) => typeof d === "string")) {
+      for (const d of dirs) additionalDirectories.push(resolve(src.baseDir, d));
+    } else if (dirs !== undefined) diag(["permissions", "additionalDirectories"], "must be an array of folder paths");
+  }
+  const flagRules = (behavior: PermissionBehavior, list: readonly string[] | undefined, flag: string) => {
+    for (const text of list ?? []) {
+      const parsed = parseRule(text);
+      if (typeof parsed === "string") diagnostics.push({ level: "error", file: flag, path: "", message: parsed });
+      else
+        rules.push({ behavior, rule: text, parsed, source: "flag", file: flag, baseDir: opts.cwd ?? opts.projectDir });
+    }
+  };
+  flagRules("allow", opts.allowedTools, "--allowedTools");
+  flagRules("deny", opts.disallowedTools, "--disallowedTools");
+  for (const r of opts.rules ?? []) {
+    const parsed = parseRule(r.rule);
+    if (typeof parsed === "string")
+      diagnostics.push({ level: "error", file: "permissions.rules", path: "", message: parsed });
+    else rules.push({ ...r, parsed, source: "library", baseDir: opts.projectDir });
+  }
+  if (opts.mode !== undefined) {
+    if (isPermissionMode(opts.mode)) {
+      mode = opts.mode;
+      modeFrom = "--permission-mode";
+    } else
+      diagnostics.push({
+        level: "error",
+        file: "--permission-mode",
+        path: "",
+        message: `"${opts.mode}" is not a mode: expected one of ${PERMISSION_MODES.join(", ")}`,
+      });
+  }
+  if (mode === "bypassPermissions" && !opts.allowBypass) {
+    diagnostics.push({
+      level: "error",
+      file: modeFrom,
+      path: modeFrom.startsWith("--") ? "" : "permissions.defaultMode",
+      message:
+        "bypassPermissions runs every tool call without asking; the operator must enable it (--allow-bypass-permissions, or allowBypass in createGatehouse's permissions)",
+    });
+    mode = "default";
+  }
+  return { mode, modeFrom, rules, additionalDirectories, diagnostics };
+}
+
+function readSources(opts: LoadPermissionsOptions, diagnostics: PermissionDiagnostic[]): Source[] {
+  const file = (source: string, path: string, baseDir: string): Source => ({
+    source,
+    file: path,
+    baseDir,
+    ...readJson(path, diagnostics),
+  });
+  const sources =
+    opts.files === false
+      ? []
+      : [
+          file("user", join(opts.homeDir, ".claude", "settings.json"), opts.homeDir),
+          file("project", join(opts.projectDir, ".claude", "settings.json"), opts.projectDir),
+          file("local", join(opts.projectDir, ".claude", "settings.local.json"), opts.projectDir),
+        ];
+  if (opts.config)
+    sources.push({
+      source: "config",
+      file: opts.config.file,
+      baseDir: dirname(opts.config.file),
+      root: opts.config.permissions === undefined ? {} : { permissions: opts.config.permissions },
+    });
+  if (opts.cliSettings !== undefined && opts.files !== false) {
+    const text = opts.cliSettings.trim();
+    const cwd = opts.cwd ?? opts.projectDir;
+    if (text.startsWith("{")) {
+      const parsed = parseJsonText(text);
+      sources.push({
+        source: "cli",
+        file: "--settings",
+        baseDir: cwd,
+        root: parsed.ok ? parsed.value : undefined,
+        text,
+      });
+    } else sources.push(file("cli", resolve(cwd, text), cwd));
+  }
+  return sources;
+}
+
+/** A missing file is no source; one that cannot be read or parsed is reported (by the hook loader too). */
+function readJson(file: string, diagnostics: PermissionDiagnostic[]): { root: unknown; text?: string } {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return { root: undefined };
+  }
+  const parsed = parseJsonText(text);
+  if (parsed.ok) return { root: parsed.value, text };
+  const { line, column } = parsed.error;
+  diagnostics.push({ level: "error", file, line, column, path: "", message: jsonErrorText(parsed.error) });
+  return { root: undefined };
+}
+
+function at(src: Source, path: (string | number)[], message: string): PermissionDiagnostic {
+  const position = src.text === undefined ? undefined : locateJsonPath(src.text, path);
+  const text = path.reduce<string>((p, k) => (typeof k === "number" ? `${p}[${k}]` : p ? `${p}.${k}` : k), "");
+  return { level: "error", file: src.file, ...(position ?? {}), path: text, message };
+}
+
+/**
+ * Adds a rule to `permissions.<behavior>` of `.claude/settings.local.json` (created if needed),
+ * keeping the rest of the file as written. Returns the file.
+ */
+export function writeLocalRule(projectDir: string, behavior: PermissionBehavior, rule: string): string {
+  const file = join(projectDir, ".claude", "settings.local.json");
+  let text = "{}\n";
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    mkdirSync(dirname(file), { recursive: true });
+  }
+  const parsed = parseJsonText(text);
+  const root = parsed.ok && isObject(parsed.value) ? parsed.value : undefined;
+  if (root === undefined) throw new Error(`${file} is not a JSON object; the rule was not saved`);
+  const existing = isObject(root.permissions) ? root.permissions[behavior] : undefined;
+  const list = Array.isArray(existing) ? existing : [];
+  if (list.includes(rule)) return file;
+  const { modify, applyEdits } = jsonc();
+  const edits = modify(text, ["permissions", behavior], [...list, rule], {
+    formattingOptions: { insertSpaces: true, tabSize: 2, eol: "\n" },
+  });
+  writeFileSync(file, applyEdits(text, edits));
+  return file;
+}
