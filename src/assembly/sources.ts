@@ -29,7 +29,7 @@ export type PermissionFlags = Pick<
 
 export interface SourcesInput {
   readonly projectDir: string;
-  /** The command hook sources to read; their files (and `--settings`) are the permissions' too. */
+  /** The command hook sources to read (none without it); their files (and `--settings`) are the permissions' too. */
   readonly commandHooks?: CommandHooksLoad;
   /** gatehouse.json's `permissions` block and the file. */
   readonly config?: { readonly file: string; readonly permissions?: unknown };
@@ -53,12 +53,16 @@ export interface LoadedSources {
 export function loadSources(input: SourcesInput): LoadedSources {
   const load = input.commandHooks ?? {};
   const homeDir = load.homeDir ?? homedir();
-  const commandHooks = loadCommandHookSources({
-    ...load,
-    ...(input.envPolicy ? { envPolicy: input.envPolicy } : {}),
-    homeDir,
-    projectDir: input.projectDir,
-  });
+  // Without a `load`, the command hooks are given already (handlers in code): no file is read for them.
+  const commandHooks: LoadedCommandHooks =
+    input.commandHooks === undefined
+      ? { handlers: [], diagnostics: [], disabled: false, managedOnly: false }
+      : loadCommandHookSources({
+          ...load,
+          ...(input.envPolicy ? { envPolicy: input.envPolicy } : {}),
+          homeDir,
+          projectDir: input.projectDir,
+        });
   const permissions = loadPermissions({
     projectDir: input.projectDir,
     homeDir,

@@ -7,6 +7,9 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { gatehouse, tempProjects } from "./helpers.js";
 
+// Tools ask in default mode and nobody can answer here (docs/permissions.md): a rule lets them run.
+const ALLOW_ALL = { allow: ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "Agent", "mcp__*"] };
+
 const record = { type: "command", command: 'cat >> "$CLAUDE_PROJECT_DIR/events.jsonl"' };
 
 const SCRIPT = { runs: [{ match: "^Summarize", turns: [{ text: "SUMMARY" }] }, { turns: [{ text: "ok" }] }] };
@@ -29,7 +32,7 @@ describe("session events as Claude Code fires them", { concurrency: 2 }, () => {
     );
     const cwd = await fresh({
       "s.json": SCRIPT,
-      "gatehouse.json": { model: "scripted:s.json", compaction: { keepRecent: 1 }, hooks },
+      "gatehouse.json": { model: "scripted:s.json", compaction: { keepRecent: 1 }, hooks, permissions: ALLOW_ALL },
     });
     const first = await gatehouse(["run", "--json", "-p", "hello"], { cwd });
     assert.equal(first.code, 0, first.stderr);
@@ -59,6 +62,7 @@ describe("session events as Claude Code fires them", { concurrency: 2 }, () => {
       "s.json": SCRIPT,
       "gatehouse.json": {
         model: "scripted:s.json",
+        permissions: ALLOW_ALL,
         compaction: { keepRecent: 1 },
         hooks: { PreCompact: [{ hooks: [block] }] },
       },
@@ -91,7 +95,12 @@ describe("CLAUDE_ENV_FILE: what SessionStart hooks export reaches later Bash cal
   const project = (extra: object) =>
     fresh({
       "s.json": script,
-      "gatehouse.json": { model: "scripted:s.json", hooks: { SessionStart: [{ hooks: [exporter] }] }, ...extra },
+      "gatehouse.json": {
+        model: "scripted:s.json",
+        permissions: ALLOW_ALL,
+        hooks: { SessionStart: [{ hooks: [exporter] }] },
+        ...extra,
+      },
     });
 
   test("a variable reaches Bash; a provider key a hook exports does not, unless tools.bash.passEnv allows it", async () => {

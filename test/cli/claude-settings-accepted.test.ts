@@ -7,6 +7,9 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { gatehouse, tempProjects } from "./helpers.js";
 
+// Tools ask in default mode and nobody can answer here (docs/permissions.md): a rule lets them run.
+const ALLOW_ALL = { allow: ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "Agent", "mcp__*"] };
+
 /** One Bash call that leaves a file behind if it runs. */
 const SCRIPT = {
   runs: [{ turns: [{ toolCalls: [{ name: "Bash", input: { command: "touch ran" } }] }, { text: "done" }] }],
@@ -31,7 +34,7 @@ describe("settings Claude Code accepts do not stop Gatehouse", { concurrency: 3 
   const project = (guard: object) =>
     fresh({
       "s.json": SCRIPT,
-      "gatehouse.json": { model: "scripted:s.json" },
+      "gatehouse.json": { model: "scripted:s.json", permissions: ALLOW_ALL },
       ".claude/settings.json": settings(guard),
     });
 

@@ -5,6 +5,9 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { gatehouse, tempProjects } from "./helpers.js";
 
+// Tools ask in default mode and nobody can answer here (docs/permissions.md): a rule lets them run.
+const ALLOW_ALL = { allow: ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "Agent", "mcp__*"] };
+
 const todos = [{ content: "Rename a", status: "in_progress", activeForm: "Renaming a" }];
 const SCRIPT = {
   runs: [
@@ -41,6 +44,7 @@ describe("Claude Code's MultiEdit and TodoWrite tools", () => {
       "a.txt": "a",
       "gatehouse.json": {
         model: "scripted:s.json",
+        permissions: ALLOW_ALL,
         hooks: { PostToolUse: [{ matcher: "MultiEdit|TodoWrite", hooks: [record] }] },
       },
     });

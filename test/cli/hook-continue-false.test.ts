@@ -7,6 +7,9 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { gatehouse, tempProjects } from "./helpers.js";
 
+// Tools ask in default mode and nobody can answer here (docs/permissions.md): a rule lets them run.
+const ALLOW_ALL = { allow: ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "Agent", "mcp__*"] };
+
 const STOP_REASON = "Deploys are frozen until Monday";
 const stopHook = { type: "command", command: `echo '{"continue": false, "stopReason": "${STOP_REASON}"}'` };
 
@@ -57,7 +60,11 @@ describe("continue: false from a tool hook stops the agent", { concurrency: 2 },
   const project = (event: string) =>
     fresh({
       "s.json": SCRIPT,
-      "gatehouse.json": { model: "scripted:s.json", hooks: { [event]: [{ matcher: "Bash", hooks: [stopHook] }] } },
+      "gatehouse.json": {
+        model: "scripted:s.json",
+        hooks: { [event]: [{ matcher: "Bash", hooks: [stopHook] }] },
+        permissions: ALLOW_ALL,
+      },
     });
 
   test("PreToolUse: the call and the rest of the step do not run; the user reads stopReason; exit 3", async () => {

@@ -7,6 +7,9 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { gatehouse, tempProjects } from "./helpers.js";
 
+// Tools ask in default mode and nobody can answer here (docs/permissions.md): a rule lets them run.
+const ALLOW_ALL = { allow: ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "Agent", "mcp__*"] };
+
 const SCRIPT = {
   runs: [{ turns: [{ toolCalls: [{ name: "Bash", input: { command: "touch ran" } }] }, { text: "done" }] }],
 };
@@ -21,7 +24,7 @@ describe("managed settings", { concurrency: 3 }, () => {
   const project = (managed: object, projectSettings: object) =>
     fresh({
       "s.json": SCRIPT,
-      "gatehouse.json": { model: "scripted:s.json" },
+      "gatehouse.json": { model: "scripted:s.json", permissions: ALLOW_ALL },
       "managed/managed-settings.json": managed,
       ".claude/settings.json": projectSettings,
     });

@@ -8,6 +8,9 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { gatehouse, tempProjects } from "./helpers.js";
 
+// Tools ask in default mode and nobody can answer here (docs/permissions.md): a rule lets them run.
+const ALLOW_ALL = { allow: ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "Agent", "mcp__*"] };
+
 const REASON = "deleting files is not allowed here";
 
 /** The evaluator's call matches the first run (its prompt starts with the handler's text); the agent's, the second. */
@@ -38,7 +41,11 @@ describe("prompt hooks are evaluated by a model", { concurrency: 2 }, () => {
     fresh({
       "s.json": SCRIPT,
       "keep.txt": "kept",
-      "gatehouse.json": { model: "scripted:s.json", hooks: { PreToolUse: [{ matcher: "Bash", hooks: [hook] }] } },
+      "gatehouse.json": {
+        model: "scripted:s.json",
+        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [hook] }] },
+        permissions: ALLOW_ALL,
+      },
     });
 
   test("ok:false on PreToolUse denies the call and ends the turn with the reason as the notice", async () => {

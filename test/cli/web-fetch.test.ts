@@ -9,6 +9,9 @@ import { after, before, describe, test } from "node:test";
 import { isPrivateAddress } from "../../src/tools/builtin/web-fetch.js";
 import { gatehouse, tempProjects } from "./helpers.js";
 
+// Tools ask in default mode and nobody can answer here (docs/permissions.md): a rule lets them run.
+const ALLOW_ALL = { allow: ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "Agent", "mcp__*"] };
+
 describe("WebFetch", { concurrency: 3 }, () => {
   const fresh = tempProjects();
   let server: Server;
@@ -50,6 +53,7 @@ describe("WebFetch", { concurrency: 3 }, () => {
       "s.json": script(path),
       "gatehouse.json": {
         model: "scripted:s.json",
+        permissions: ALLOW_ALL,
         ...(webFetch ? { tools: { webFetch } } : {}),
         hooks: {
           PreToolUse: [
