@@ -11,8 +11,8 @@ import type { ApprovalAnswer, ApprovalRequest, Approver, RunEvent, RunInput, Run
 import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, MultilineComposer } from "./chat-input.js";
 import { ENVIRONMENT_HELP, EXIT } from "./exit.js";
 import { createCliLogger, type OutStream } from "./output.js";
-import { runEndLine } from "./run-end.js";
 import { addPermissionOptions, type PermissionCliFlags } from "./permission-flags.js";
+import { runEndLine } from "./run-end.js";
 import { exitCodeFor, ignoreClosedTerminal, leaveBy, onSignals, type StopSignal } from "./signals.js";
 import { HELD, LOCK_WAIT, StatusLine } from "./status-line.js";
 import { TerminalSanitizer, terminalLine, terminalText } from "./terminal.js";
