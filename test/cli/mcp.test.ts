@@ -34,6 +34,7 @@ describe("MCP servers: timeouts, background start, mcp list", { concurrency: 3 }
         model: "scripted:s.json",
         mcpServers: { fx: echoServer, hung: hungServer(300) },
         tools: { allow: ["mcp__*"] },
+        permissions: { allow: ["mcp__fx", "mcp__hung"] },
       },
     });
     const r = await gatehouse(["run", "-p", "call it"], { cwd });
@@ -56,6 +57,7 @@ describe("MCP servers: timeouts, background start, mcp list", { concurrency: 3 }
           model: "scripted:s.json",
           mcpServers: { slow: { command: process.execPath, args: [SLOW, "tool"], ...limit } },
           tools: { allow: ["mcp__*"] },
+          permissions: { allow: ["mcp__slow"] },
         },
       });
       const r = await gatehouse(["run", "-p", "wait"], { cwd });

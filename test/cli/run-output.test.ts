@@ -58,14 +58,22 @@ const SCRIPT = {
 /** An output gate: `message_sending` with a handler that passes everything. */
 const GATE = `export default { id: "gate", register(api) { api.on("message_sending", () => undefined); } };\n`;
 
+/** The script's tools run without asking (nobody could be asked here; docs/permissions.md). */
+const ALLOWED = { allow: ["Bash", "Agent"] };
+
 const projects = tempProjects();
 const fresh = (extra: Record<string, unknown> = {}) =>
-  projects({ "script.json": SCRIPT, "gatehouse.json": { model: "scripted:script.json" }, ...extra });
+  projects({
+    "script.json": SCRIPT,
+    "gatehouse.json": { model: "scripted:script.json", permissions: ALLOWED },
+    ...extra,
+  });
 const gated = () =>
   fresh({
     "gate.mjs": GATE,
     "gatehouse.json": {
       model: "scripted:script.json",
+      permissions: ALLOWED,
       plugins: [{ path: "gate.mjs", hooks: { allowConversationAccess: true } }],
     },
   });

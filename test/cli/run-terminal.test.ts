@@ -32,7 +32,10 @@ describe("gatehouse run on a terminal", () => {
   test("a live status line (step, tool, elapsed) while a tool runs, then the reply, and the line erased", {
     skip: !existsSync(TMUX) && "tmux is not installed",
   }, async () => {
-    const cwd = await fresh({ "script.json": SCRIPT, "gatehouse.json": { model: "scripted:script.json" } });
+    const cwd = await fresh({
+      "script.json": SCRIPT,
+      "gatehouse.json": { model: "scripted:script.json", permissions: { allow: ["Bash"] } },
+    });
     const socket = `gatehouse-run-${process.pid}-${Date.now()}`;
     const status = join(cwd, "status");
     const run = cliArgv(["run", "-p", "work"]).map(quote).join(" ");
