@@ -336,13 +336,19 @@ describe("gatehouse run", { concurrency: 4 }, () => {
   });
 
   test("a second Ctrl-C stops at once with exit 130, while a plugin keeps the run from winding down", async () => {
-    // An observer the run does not wait for, but closing does: it never finishes.
+    // An observer the run does not wait for, but closing does: it never finishes. The output gate
+    // holds the run until the first Ctrl-C, so that one always finds the run still going.
     const lingerer = `export default { id: "lingerer", setup(api) {
       api.on("model_call_started", () => { api.logger.warn("observer under way"); return new Promise(() => {}); }, { timeoutMs: 60000 });
+      api.on("before_response_emit", (_e, ctx) =>
+        new Promise((done) => ctx.signal.addEventListener("abort", () => done(undefined))));
     } };`;
     const cwd = await fresh({
       "lingerer.mjs": lingerer,
-      "gatehouse.json": { model: "scripted:echo", plugins: [{ path: "lingerer.mjs" }] },
+      "gatehouse.json": {
+        model: "scripted:echo",
+        plugins: [{ path: "lingerer.mjs", hooks: { allowConversationAccess: true } }],
+      },
     });
     let signals = 0;
     const r = await gatehouse(["run", "-p", "hi"], {
