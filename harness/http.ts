@@ -76,9 +76,10 @@ export class HttpSurface {
     const end = received.at(-1);
     if (end?.type !== "run-end") throw new Error("the stream ended without run-end");
     const pushed = this.pushed.get(end.result.runId) ?? [];
-    // run-end goes out without the internal error text; everything else exactly as pushed.
+    // run-end goes out without the internal error text; everything else exactly as pushed (key
+    // order aside: the server's response schema orders a result's keys its own way).
     const wire = (e: RunEvent) =>
-      JSON.stringify(e.type === "run-end" ? { ...e, result: { ...e.result, error: undefined } } : e);
+      sortedJson(e.type === "run-end" ? { ...e, result: { ...e.result, error: undefined } } : e);
     if (received.map(wire).join("\n") !== pushed.map(wire).join("\n"))
       this.mismatches.push(`run ${end.result.runId}: the SSE events differ from the events the run pushed`);
     this.answers.push(JSON.stringify(end.result));
@@ -125,4 +126,13 @@ export class HttpSurface {
     this.answers.push(text);
     return (JSON.parse(text) as { id: string }).id;
   }
+}
+
+/** JSON with every object's keys sorted, so two serializations of the same value compare equal. */
+function sortedJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
 }
