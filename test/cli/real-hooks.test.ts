@@ -1,28 +1,14 @@
-// Real Claude Code hooks published on npm, run unchanged through `gatehouse run`: each package
-// is a devDependency, configured in the temp project's .claude/settings(.local).json as its
-// README says, the command pointing at the installed files (no network at test time). The model
-// is scripted; `{{lastToolResult}}` echoes what the model read back from the tool call, so the
-// reply proves what a hook's answer made of it.
+// Real Claude Code hooks published on npm that guard tool calls or give feedback, run unchanged
+// through `gatehouse run`: each package is a devDependency, configured in the temp project's
+// .claude/settings.json as its docs say, the command pointing at the installed bin (no network
+// at test time). The model is scripted; `{{lastToolResult}}` echoes what the model read back
+// from the tool call, so the reply proves what a hook's answer made of it.
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { gatehouse, tempProjects } from "./helpers.js";
-import { gatehouseOnTerminal } from "./project-helpers.js";
-
-const MODULES = fileURLToPath(new URL("../../node_modules/", import.meta.url));
-const BIN = join(MODULES, ".bin/");
-
-/** One tool call, then a reply that repeats what the model read back from it. */
-const oneCall = (name: string, input: Record<string, unknown>) => ({
-  runs: [{ turns: [{ toolCalls: [{ name, input }] }, { text: "model read: {{lastToolResult}}" }] }],
-});
-
-/** A Claude Code settings file with one tool-event group. */
-const settings = (event: string, matcher: string, command: string) => ({
-  hooks: { [event]: [{ matcher, hooks: [{ type: "command", command }] }] },
-});
+import { BIN, oneCall, settings } from "./real-hooks-helpers.js";
 
 describe("cc-safety-net@2.4.5 (PreToolUse guard) runs unchanged", { concurrency: 2 }, () => {
   const fresh = tempProjects();
@@ -91,72 +77,5 @@ describe("@code-yeongyu/comment-checker@0.8.0 (PostToolUse feedback) runs unchan
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stdout, /COMMENT DETECTED|withheld/);
     assert.match(r.stdout, /^model read: \S/);
-  });
-});
-
-describe("@torka/claude-qol@0.3.0 auto-approve (PreToolUse allow / deny / ask) runs unchanged", {
-  concurrency: 3,
-}, () => {
-  const fresh = tempProjects();
-  const installed = (file: string) => readFileSync(join(MODULES, "@torka/claude-qol/hooks", file), "utf8");
-  /** Its installer copies hooks/ into the project's .claude/scripts/; its README wires it in settings.local.json. */
-  const project = (command: string) =>
-    fresh({
-      "s.json": oneCall("Bash", { command }),
-      "gatehouse.json": { model: "scripted:s.json" },
-      "deploy.sh": "touch deployed\n",
-      ".claude/scripts/auto_approve_safe.py": installed("auto_approve_safe.py"),
-      ".claude/scripts/auto_approve_safe.rules.json": installed("auto_approve_safe.rules.json"),
-      ".claude/settings.local.json": settings(
-        "PreToolUse",
-        "Bash|Read|Grep|Glob|Write|Edit|MultiEdit",
-        'python3 "$CLAUDE_PROJECT_DIR"/.claude/scripts/auto_approve_safe.py',
-      ),
-    });
-  /** The hook's own log of what it decided, next to the script as its README says. */
-  const decisions = (cwd: string) =>
-    readFileSync(join(cwd, ".claude/auto_approve_safe.decisions.jsonl"), "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((l) => (JSON.parse(l) as { decision: string }).decision);
-
-  test("an allowlisted command is allowed and runs", async () => {
-    const cwd = await project("git status; touch ran");
-    const r = await gatehouse(["run", "-p", "status"], { cwd });
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(existsSync(join(cwd, "ran")), true);
-    assert.deepEqual(decisions(cwd), ["allow"]);
-  });
-
-  test("a dangerous command is denied and the model reads the hook's reason", async () => {
-    const cwd = await project("rm -rf build && touch ran");
-    const r = await gatehouse(["run", "-p", "clean"], { cwd });
-    assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^model read: .*Command matches dangerous pattern/);
-    assert.equal(existsSync(join(cwd, "ran")), false);
-    assert.deepEqual(decisions(cwd), ["deny"]);
-  });
-
-  test("ask defers to Gatehouse's approval: refused without a terminal, run once the user says yes", async () => {
-    const refused = await project("sh deploy.sh");
-    const r = await gatehouse(["run", "-p", "deploy"], { cwd: refused });
-    assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^model read: The Bash call was not approved/);
-    assert.equal(existsSync(join(refused, "deployed")), false);
-    assert.deepEqual(decisions(refused), ["ask"]);
-
-    const approved = await project("sh deploy.sh");
-    let answered = false;
-    const onTerminal = await gatehouseOnTerminal(["run", "-p", "deploy"], {
-      cwd: approved,
-      env: { NO_COLOR: "1" },
-      keepStdinOpen: true,
-      onStderr: (soFar, child) => {
-        if (!answered && soFar.includes("[y]es once")) answered = child.stdin?.write("y\r") ?? false;
-      },
-    });
-    assert.ok(answered, onTerminal.stderr);
-    assert.equal(onTerminal.code, 0, onTerminal.stderr);
-    assert.equal(existsSync(join(approved, "deployed")), true);
   });
 });

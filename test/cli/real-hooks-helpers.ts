@@ -1,0 +1,45 @@
+// The published hook packages the real-hooks tests run, and how their docs wire them.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** This repository's node_modules, where the packages are installed as devDependencies. */
+export const MODULES = fileURLToPath(new URL("../../node_modules/", import.meta.url));
+export const BIN = join(MODULES, ".bin/");
+
+/** One tool call, then a reply that repeats what the model read back from it. */
+export const oneCall = (name: string, input: Record<string, unknown>) => ({
+  runs: [{ turns: [{ toolCalls: [{ name, input }] }, { text: "model read: {{lastToolResult}}" }] }],
+});
+
+/** A Claude Code settings file with one tool-event group. */
+export const settings = (event: string, matcher: string, command: string) => ({
+  hooks: { [event]: [{ matcher, hooks: [{ type: "command", command }] }] },
+});
+
+/**
+ * claude-qol's auto-approve hook laid out as its installer does (hooks/ into .claude/scripts/;
+ * the installer itself is denied in allowScripts), wired as its README says.
+ */
+export const claudeQol = (command: string) => {
+  const installed = (file: string) => readFileSync(join(MODULES, "@torka/claude-qol/hooks", file), "utf8");
+  return {
+    "s.json": oneCall("Bash", { command }),
+    "gatehouse.json": { model: "scripted:s.json" },
+    "deploy.sh": "touch deployed\n",
+    ".claude/scripts/auto_approve_safe.py": installed("auto_approve_safe.py"),
+    ".claude/scripts/auto_approve_safe.rules.json": installed("auto_approve_safe.rules.json"),
+    ".claude/settings.local.json": settings(
+      "PreToolUse",
+      "Bash|Read|Grep|Glob|Write|Edit|MultiEdit",
+      'python3 "$CLAUDE_PROJECT_DIR"/.claude/scripts/auto_approve_safe.py',
+    ),
+  };
+};
+
+/** What claude-qol's hook decided, from the log it keeps in the project's .claude/ (on by default). */
+export const qolDecisions = (cwd: string) =>
+  readFileSync(join(cwd, ".claude/auto_approve_safe.decisions.jsonl"), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { decision: string }).decision);
