@@ -12,8 +12,13 @@ export const oneCall = (name: string, input: Record<string, unknown>) => ({
   runs: [{ turns: [{ toolCalls: [{ name, input }] }, { text: "model read: {{lastToolResult}}" }] }],
 });
 
-/** A Claude Code settings file with one tool-event group. */
-export const settings = (event: string, matcher: string, command: string) => ({
+/**
+ * A Claude Code settings file with one tool-event group, and the permission rules a Claude Code
+ * user would have for the tools the scripted model calls (nobody can approve a call in these
+ * runs; a Gatehouse without permission rules ignores them).
+ */
+export const settings = (event: string, matcher: string, command: string, allow: string[] = []) => ({
+  ...(allow.length > 0 ? { permissions: { allow } } : {}),
   hooks: { [event]: [{ matcher, hooks: [{ type: "command", command }] }] },
 });
 

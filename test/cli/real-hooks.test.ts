@@ -18,7 +18,7 @@ describe("cc-safety-net@2.4.5 (PreToolUse guard) runs unchanged", { concurrency:
     fresh({
       "s.json": script,
       "gatehouse.json": { model: "scripted:s.json" },
-      ".claude/settings.json": settings("PreToolUse", "Bash|Read", hook),
+      ".claude/settings.json": settings("PreToolUse", "Bash|Read", hook, ["Bash"]),
       ...files,
     });
 
@@ -57,7 +57,7 @@ describe("@code-yeongyu/comment-checker@0.8.0 (PostToolUse feedback) runs unchan
     fresh({
       "s.json": oneCall("Write", { file_path: "add.ts", content }),
       "gatehouse.json": { model: "scripted:s.json" },
-      ".claude/settings.json": settings("PostToolUse", "Write|Edit|MultiEdit", `"${BIN}comment-checker"`),
+      ".claude/settings.json": settings("PostToolUse", "Write|Edit|MultiEdit", `"${BIN}comment-checker"`, ["Write"]),
     });
 
   test("a memo comment the model wrote: the file is written and the checker's feedback reaches the model", async () => {
