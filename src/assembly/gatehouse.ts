@@ -3,7 +3,6 @@ import type { ConfiguredHandler } from "../command-hooks/sources.js";
 import { DEFAULT_ENV_POLICY, type EnvPolicy } from "../core/env-policy.js";
 import type { PermissionBehavior, PermissionMode } from "../permissions/index.js";
 import { PermissionPolicy } from "../permissions/index.js";
-import type { HostLogger } from "../plugins/host.js";
 import { createRuntime, type Gatehouse, type PluginSpec, type RuntimeOptions } from "../runtime/gatehouse.js";
 import { type CommandHooksLoad, loadSources, permissionPolicy } from "./sources.js";
 
