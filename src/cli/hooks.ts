@@ -424,6 +424,7 @@ function defaultInputs(event: CommandHookEvent, toolName: string): EventInputs[C
     UserPromptSubmit: { prompt: "" },
     PreToolUse: call,
     PermissionRequest: { toolName, toolInput: {} },
+    PermissionDenied: { ...call, reason: "Permission to use the tool was denied (hooks test)." },
     PostToolUse: { ...call, toolResponse: "" },
     PostToolUseFailure: { ...call, error: "the tool failed" },
     Stop: stop,

@@ -20,7 +20,6 @@ const ok = (name: string, note = "") => row(name, "supported", note);
 const differs = (name: string, note: string) => row(name, "differs", note);
 const no = (name: string, note: string) => row(name, "not supported", note);
 
-const NO_PERMISSION_DENIED = "PermissionDenied is not fired yet (issue 15)";
 const NO_SUCH_THING = (what: string) => `Gatehouse has no ${what}`;
 
 export const CLAUDE_CODE_EVENTS: readonly CompatRow[] = [
@@ -44,7 +43,10 @@ export const CLAUDE_CODE_EVENTS: readonly CompatRow[] = [
   ok("PostCompact"),
   differs("Notification", "fires for approval requests only (`permission_prompt`)"),
   ok("StopFailure"),
-  no("PermissionDenied", "not fired yet: denials are in the run result's permissionDenials and the audit trail"),
+  differs(
+    "PermissionDenied",
+    "fires for every denial of the permission check (a rule, the mode, nobody to ask, the person, a PermissionRequest deny), not only auto mode's (Gatehouse has none)",
+  ),
   differs(
     "PostToolBatch",
     "fires after every model step with tool calls, one call too; a block or `continue: false` ends the run (blocked, the reason as the reply)",
@@ -78,7 +80,10 @@ export const CLAUDE_CODE_INPUT_FIELDS: readonly CompatRow[] = [
   ok("agent_type"),
   differs("model", "SessionStart: the run's model as `provider:model`"),
   ok("source", "SessionStart"),
-  differs("reason", "SessionEnd: `clear` (`/reset`) or `other`"),
+  differs(
+    "reason",
+    "SessionEnd: `clear` (`/reset`) or `other`; PermissionDenied: what the model reads, the denial and why (a rule and its source, the mode…)",
+  ),
   ok("prompt", "UserPromptSubmit"),
   ok("tool_name"),
   ok("tool_input"),
@@ -116,7 +121,10 @@ export const CLAUDE_CODE_OUTPUT_FIELDS: readonly CompatRow[] = [
   ok("decision", '`"block"` where the event can block; `"approve"` (legacy PreToolUse allow)'),
   ok("reason"),
   ok("hookSpecificOutput.hookEventName"),
-  differs("hookSpecificOutput.permissionDecision", "`defer` is taken as no decision"),
+  differs(
+    "hookSpecificOutput.permissionDecision",
+    "`defer` is no decision, with a warning line: Gatehouse has no deferred-tool exit for `--resume` to pick up",
+  ),
   ok("hookSpecificOutput.permissionDecisionReason"),
   ok("hookSpecificOutput.updatedInput", "PreToolUse; PermissionRequest's with allow (both meet the deny rules again)"),
   differs(
@@ -129,7 +137,7 @@ export const CLAUDE_CODE_OUTPUT_FIELDS: readonly CompatRow[] = [
     "hookSpecificOutput.decision",
     "PermissionRequest: `behavior`, `message` (what the model reads), `interrupt` (ends the run), `updatedInput`; `updatedPermissions` is ignored",
   ),
-  no("hookSpecificOutput.retry", NO_PERMISSION_DENIED),
+  ok("hookSpecificOutput.retry", "PermissionDenied: the model reads that it may try again; the call stays denied"),
   no("hookSpecificOutput.classifierContext", NO_SUCH_THING("auto-mode classifier")),
 ];
 

@@ -143,5 +143,6 @@ export function mergeVerdicts(runs: HandlerRun[]): MergedVerdict {
     if (merged.stopReason !== undefined) m.stopReason = merged.stopReason;
   }
   if (runs.some((r) => r.outcome.verdict.interrupt)) m.interrupt = true;
+  if (runs.some((r) => r.outcome.verdict.retry)) m.retry = true;
   return m;
 }

@@ -10,6 +10,7 @@ export const COMMAND_HOOK_EVENTS = [
   "UserPromptSubmit",
   "PreToolUse",
   "PermissionRequest",
+  "PermissionDenied",
   "PostToolUse",
   "PostToolUseFailure",
   "Stop",
@@ -30,7 +31,6 @@ export type CommandHookEvent = (typeof COMMAND_HOOK_EVENTS)[number];
  */
 export const FOREIGN_CLAUDE_EVENTS: readonly string[] = [
   "Setup",
-  "PermissionDenied",
   "UserPromptExpansion",
   "TaskCreated",
   "TaskCompleted",
@@ -48,7 +48,13 @@ export const FOREIGN_CLAUDE_EVENTS: readonly string[] = [
 ];
 
 /** Verdict fields an event can act on; the protocol drops the others. */
-export type VerdictField = "additionalContext" | "updatedInput" | "updatedToolOutput" | "continue" | "systemMessage";
+export type VerdictField =
+  | "additionalContext"
+  | "updatedInput"
+  | "updatedToolOutput"
+  | "continue"
+  | "systemMessage"
+  | "retry";
 
 /** Who a hook's non-blocking stderr is for: the model (where the event puts context), the user, or nobody. */
 export type FeedbackAudience = "model" | "user" | "nobody";
@@ -157,6 +163,8 @@ export const EVENT_SPECS: Readonly<Record<CommandHookEvent, EventSpec>> = {
     decision: "approval",
     fields: ["updatedInput", "continue", "systemMessage"],
   }),
+  // Every denial of the permission check (Claude Code: auto mode's); `retry` tells the model it may try again.
+  PermissionDenied: spec("PermissionDenied", { ...tool, fields: ["retry", "systemMessage"] }),
   PostToolUse: spec("PostToolUse", { ...tool, decision: "block", fields: [...CONTEXT, "updatedToolOutput"] }),
   // Blocking withholds the failure, as PostToolUse withholds an output: a Gatehouse extension (Claude
   // Code's PostToolUseFailure cannot block, and its exit 2 is feedback to the model).

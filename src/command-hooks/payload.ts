@@ -42,6 +42,7 @@ export interface EventInputs {
   UserPromptSubmit: { prompt: string };
   PreToolUse: ToolCall;
   PermissionRequest: Omit<ToolCall, "toolUseId"> & { permissionSuggestions?: unknown[] };
+  PermissionDenied: ToolCall & { reason: string };
   PostToolUse: ToolCall & { toolResponse: unknown; durationMs?: number };
   PostToolUseFailure: ToolCall & { error: string; isInterrupt?: boolean; durationMs?: number };
   Stop: StopInput;
@@ -78,6 +79,7 @@ const BUILDERS: { [E in CommandHookEvent]: Builder<E> } = {
   PreToolUse: tool,
   PermissionRequest: (i) =>
     defined({ tool_name: i.toolName, tool_input: i.toolInput, permission_suggestions: i.permissionSuggestions }),
+  PermissionDenied: (i) => ({ ...tool(i), reason: i.reason }),
   PostToolUse: (i) => defined({ ...tool(i), tool_response: i.toolResponse, duration_ms: i.durationMs }),
   PostToolUseFailure: (i) =>
     defined({ ...tool(i), error: i.error, is_interrupt: i.isInterrupt, duration_ms: i.durationMs }),

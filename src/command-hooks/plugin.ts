@@ -230,6 +230,17 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): Pl
           },
           { ...opts("PermissionRequest"), priority: PERMISSION_REQUEST_PRIORITY },
         );
+      // PermissionDenied sees every denial of the permission check; `retry` is all it can say.
+      if (any("PermissionDenied"))
+        api.on(
+          "permission_denied",
+          async (e, ctx) => {
+            const call = { toolName: e.toolName, toolInput: e.params, toolUseId: e.toolCallId, reason: e.reason };
+            const v = await fire("PermissionDenied", ctx, call, ctx.signal);
+            return v?.retry ? { retry: true } : undefined;
+          },
+          opts("PermissionDenied"),
+        );
       if (any("PreToolUse", "PostToolUse", "PostToolUseFailure"))
         api.on(
           "after_tool_call",

@@ -77,6 +77,7 @@ export const HookJsonSchema = z.looseObject({
           interrupt: z.boolean().optional(),
         })
         .optional(),
+      retry: z.boolean().optional(),
     })
     .optional(),
 });
@@ -110,6 +111,10 @@ export function parseStdout(stdout: string, event: CommandHookEvent): Parsed {
   }
   return { kind: "json", value: r.data };
 }
+
+/** The line a PreToolUse `defer` gets: it means nothing here, and a hook author should know. */
+export const DEFER_WARNING =
+  'permissionDecision "defer" has no meaning in Gatehouse (no deferred-tool exit to resume); taken as no decision';
 
 /** Turns a raw outcome into a verdict under the handler's dialect. */
 export function interpret(event: CommandHookEvent, raw: RawOutcome, opts: InterpretOptions): NormalizedVerdict {
@@ -214,12 +219,16 @@ export function fromClaudeJson(spec: EventSpec, json: HookJson, ctx: Ctx): Norma
   if (context !== undefined && context !== "") v.additionalContext = context;
   const toolOutput = hso.updatedToolOutput ?? hso.updatedMCPToolOutput ?? json.updatedToolOutput;
   if (toolOutput !== undefined) v.updatedToolOutput = toolOutput;
+  if (hso.retry === true) v.retry = true;
 
   let decision: HookDecision | undefined;
   let reason: string | undefined;
   if (spec.decision === "permission") {
     const legacy = json.decision === "approve" ? "allow" : json.decision === "block" ? "deny" : undefined;
     const pd = hso.permissionDecision === "defer" ? undefined : hso.permissionDecision;
+    // Claude Code's defer ends a `-p` run for a later --resume; Gatehouse has no such exit: say so.
+    if (hso.permissionDecision === "defer")
+      v.systemMessage = [v.systemMessage, DEFER_WARNING].filter((t) => t !== undefined).join("\n");
     decision = pd ?? legacy;
     reason = pd !== undefined ? hso.permissionDecisionReason : json.reason;
     if (hso.updatedInput !== undefined) v.updatedInput = hso.updatedInput;
@@ -247,6 +256,7 @@ const FIELD_KEYS: Record<VerdictField, (keyof NormalizedVerdict)[]> = {
   updatedToolOutput: ["updatedToolOutput"],
   continue: ["continue", "stopReason"],
   systemMessage: ["systemMessage"],
+  retry: ["retry"],
 };
 
 /** Drops what the event cannot act on, so a merged verdict never carries a field nobody reads. */

@@ -16,6 +16,8 @@ export interface NormalizedVerdict {
   stopReason?: string;
   /** PermissionRequest: a deny that also ends the run (`decision.interrupt`). */
   interrupt?: true;
+  /** PermissionDenied: the model is told it may try the call again. */
+  retry?: true;
   /** A warning for the user (the plugin logs it at warn level, which the CLI prints on stderr). */
   systemMessage?: string;
   /**

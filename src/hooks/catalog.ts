@@ -412,6 +412,33 @@ export const HOOKS = {
       .strict(),
     rules: { deny: latch, allow: first, message: first, interrupt: first, updatedInput: first },
   }),
+  permission_denied: defineHook({
+    kind: "modify",
+    failure: "open",
+    timeoutMs: GATE_MS,
+    access: NONE,
+    matcher: "toolName",
+    fires:
+      "when the permission check denies a tool call (a rule, the mode, nobody to ask, the person, a permission_request handler), before the model reads the denial",
+    event: z.object({
+      toolName: text,
+      params: anyValue(),
+      toolCallId: text,
+      permissionMode: z.enum(["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]),
+      reason: text.describe("what the model reads: the denial and why"),
+      deniedBy: z
+        .enum(["rule", "mode", "hook", "nobody", "user", "timeout", "threw"])
+        .describe("what denied: a rule, the mode, a permission_request handler, nobody to ask, the person, no answer"),
+      rule: z.string().optional().describe("the rule that applied, as written"),
+      source: z.string().optional().describe("where that rule came from (user, project, local, managed, cli…)"),
+    }),
+    result: z
+      .object({
+        retry: z.boolean().optional().describe("tells the model it may try the call again (the call stays denied)"),
+      })
+      .strict(),
+    rules: { retry: first },
+  }),
   after_tool_call: defineHook({
     kind: "modify",
     failure: "closed",

@@ -15,6 +15,7 @@ export const notices = {
   notRunAfterStop: (toolName: string) => `The ${toolName} call did not run: the run was stopped by a policy.`,
   approvalDenied: (toolName: string) => `The ${toolName} call was not approved.`,
   permissionDenied: (toolName: string, why: string) => `Permission to use ${toolName} was denied (${why}).`,
+  permissionRetry: "A hook says you may try this call again (differently, or once the user has changed the rules).",
   permissionInterrupted: (toolName: string, pluginId: string) =>
     `The run was stopped: permission to use ${toolName} was denied by a policy (${pluginId}).`,
   toolNotAllowed: (toolName: string) => `The tool ${toolName} is not available in this run.`,

@@ -32,6 +32,7 @@ const FULL_INPUTS: { [E in (typeof COMMAND_HOOK_EVENTS)[number]]: EventInputs[E]
   UserPromptSubmit: { prompt: "p" },
   PreToolUse: { toolName: "Bash", toolInput: {}, toolUseId: "t" },
   PermissionRequest: { toolName: "Bash", toolInput: {}, permissionSuggestions: [] },
+  PermissionDenied: { toolName: "Bash", toolInput: {}, toolUseId: "t", reason: "r" },
   PostToolUse: { toolName: "Bash", toolInput: {}, toolUseId: "t", toolResponse: {}, durationMs: 1 },
   PostToolUseFailure: { toolName: "Bash", toolInput: {}, toolUseId: "t", error: "e", durationMs: 1 },
   Stop: { stopHookActive: false, lastAssistantMessage: "", loopCount: 0 },

@@ -105,6 +105,32 @@ async function afterBatch(
   if (batch.result.additionalContext) state.context.append.push(batch.result.additionalContext);
 }
 
+/**
+ * `permission_denied` (Claude Code's PermissionDenied): its handlers see every denial, whoever
+ * decided; a `retry` adds a line telling the model it may try again. The call stays denied.
+ */
+async function permissionDenied(
+  deps: RuntimeDeps,
+  state: RunState,
+  params: unknown,
+  denial: PermissionDenial,
+  message: string,
+): Promise<string> {
+  if (!deps.engine.hasHooks("permission_denied")) return message;
+  const hooked = await deps.engine.emit("permission_denied", {
+    toolName: denial.toolName,
+    params,
+    toolCallId: denial.toolCallId,
+    permissionMode: deps.permissions.mode,
+    reason: message,
+    deniedBy: denial.reason,
+    ...(denial.rule === undefined ? {} : { rule: denial.rule }),
+    ...(denial.source === undefined ? {} : { source: denial.source }),
+  });
+  state.signal.throwIfAborted();
+  return hooked.result.retry ? `${message} ${notices.permissionRetry}` : message;
+}
+
 /** What the model (and the user) read for a denied call. */
 function denialNotice(d: PermissionDenial): string {
   const asked = d.reason === "user" || d.reason === "timeout" || d.reason === "threw";
@@ -186,14 +212,15 @@ async function runToolCall(
     state.emitText({ type: "tool-blocked", toolCallId, toolName, message });
     return { output: message, isError: true };
   };
-  const denied = (denial: PermissionDenial, message?: string) => notRun(message ?? denialNotice(denial));
+  const denied = async (denial: PermissionDenial, message?: string) =>
+    notRun(await permissionDenied(deps, state, params, denial, message ?? denialNotice(denial)));
 
   // Deny rules come first, in every mode: no hook sees a call a rule refuses.
   const denyRule = permissions.denyRule(toolName, params, state.sessionId);
   if (denyRule) {
     const decision = { behavior: "deny", rule: denyRule, by: "rule" } as const;
     const outcome = await settlePermission(deps, state, { toolName, toolCallId, params, decision });
-    if (!outcome.allowed) return denied(outcome.denial);
+    if (!outcome.allowed) return await denied(outcome.denial);
   }
 
   const pre = await engine.emit("before_tool_call", { toolName, params, toolCallId });
@@ -224,7 +251,7 @@ async function runToolCall(
   });
   if (!permission.allowed) {
     if (permission.interrupt) state.interrupt(permission.denial);
-    return denied(permission.denial, permission.message);
+    return await denied(permission.denial, permission.message);
   }
   if (permission.params !== undefined) {
     const updated = tool.inputSchema.safeParse(permission.params);
