@@ -69,6 +69,9 @@ export function loadSources(input: SourcesInput): LoadedSources {
     ...(input.config ? { config: input.config } : {}),
     ...(load.cliSettings === undefined ? {} : { cliSettings: load.cliSettings }),
     ...(load.cwd === undefined ? {} : { cwd: load.cwd }),
+    // The same managed settings as the hooks: their rules apply, and nothing overrides them.
+    ...(load.managedSettings === undefined ? {} : { managedSettings: load.managedSettings }),
+    ...(load.env === undefined ? {} : { env: load.env }),
     ...input.permissions,
   });
   // A settings file that cannot be parsed is reported once (by the hook loader).

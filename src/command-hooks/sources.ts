@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { EnvPolicy } from "../core/env-policy.js";
 import { jsonErrorText, parseJsonText } from "../core/json.js";
 import { type CompiledMatcher, compileMatcher, matcherSurprise } from "../hooks/matcher.js";
+import { managedSettingsFiles } from "../permissions/managed.js";
 import { type Diagnostic, joinPath } from "./diagnostics.js";
 import { DIALECT_SPECS, type Dialect, isForeign, timeoutMsFor } from "./dialects.js";
 import { type CommandHookEvent, EVENT_SPECS, FOREIGN_CLAUDE_EVENTS, isCommandHookEvent } from "./events.js";
@@ -136,34 +137,9 @@ export function loadCommandHookSources(opts: LoadCommandHookSourcesOptions): Loa
   return { handlers: budgeted, diagnostics, disabled, managedOnly };
 }
 
-/** Claude Code's managed settings directory on this platform. */
-function managedDir(): string | undefined {
-  if (process.platform === "linux") return "/etc/claude-code";
-  if (process.platform === "darwin") return "/Library/Application Support/ClaudeCode";
-  return undefined;
-}
-
-/**
- * The managed settings: one file named by `GATEHOUSE_MANAGED_SETTINGS` (or the option), or Claude
- * Code's `managed-settings.json` and then `managed-settings.d/*.json` in alphabetical order.
- */
+/** The managed settings (docs/command-hooks.md): the files permissions read too, in the same order. */
 function readManagedSources(opts: LoadCommandHookSourcesOptions, diagnostics: Diagnostic[]): RawSource[] {
-  const named =
-    opts.managedSettings === undefined ? (opts.env ?? process.env).GATEHOUSE_MANAGED_SETTINGS : opts.managedSettings;
-  const files: string[] = [];
-  if (named === null) return [];
-  if (named !== undefined && named !== "") files.push(named);
-  else {
-    const dir = managedDir();
-    if (dir === undefined) return [];
-    files.push(join(dir, "managed-settings.json"));
-    try {
-      const dropIns = readdirSync(join(dir, "managed-settings.d")).filter((f) => f.endsWith(".json"));
-      files.push(...dropIns.sort().map((f) => join(dir, "managed-settings.d", f)));
-    } catch {
-      // No drop-in folder.
-    }
-  }
+  const files = managedSettingsFiles(opts.managedSettings, opts.env ?? process.env);
   return files
     .map((file): RawSource => ({ name: "managed", file, root: readJsonFile(file, diagnostics), hooksAt: "hooks" }))
     .filter((src) => src.root !== undefined);

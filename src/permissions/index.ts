@@ -1,3 +1,4 @@
+export { managedSettingsFiles } from "./managed.js";
 export {
   asksByDefault,
   type HookPermission,

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { jsonErrorText, locateJsonPath, parseJsonText } from "../core/json.js";
 import { lazyRequire } from "../core/lazy-require.js";
+import { managedSettingsFiles } from "./managed.js";
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "./policy.js";
 import { PERMISSION_BEHAVIORS, type PermissionBehavior, type PermissionRule, parseRule } from "./rules.js";
 
@@ -36,6 +37,13 @@ export interface LoadPermissionsOptions {
   readonly allowBypass?: boolean;
   /** Read the settings files (default true); false: only gatehouse.json's block, the flags and rules in code. */
   readonly files?: boolean;
+  /**
+   * The managed settings file (default: `GATEHOUSE_MANAGED_SETTINGS`, else Claude Code's managed
+   * location; null reads none), as the command hooks read it. Read even when `files` is false.
+   */
+  readonly managedSettings?: string | null;
+  /** The environment `GATEHOUSE_MANAGED_SETTINGS` is read from (default: process.env). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
   /** Rules given in code (the library). */
   readonly rules?: readonly { readonly behavior: PermissionBehavior; readonly rule: string }[];
 }
@@ -61,17 +69,34 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 /**
  * Reads `permissions` from every settings source Gatehouse reads hooks from — user, project and
- * local `.claude/` settings, gatehouse.json, `--settings` — plus the flags, in that order. Rules
- * of all sources are merged (a deny anywhere beats an allow anywhere); `defaultMode` is taken
- * from the highest source that sets it (flag > --settings > gatehouse.json > local > project > user).
+ * local `.claude/` settings, gatehouse.json, `--settings`, managed settings — plus the flags. Rules
+ * of all sources are merged (a deny anywhere beats an allow anywhere, so a managed deny always
+ * wins); `defaultMode` is taken from the highest source that sets it (managed > flag > --settings >
+ * gatehouse.json > local > project > user). Managed `allowManagedPermissionRulesOnly` drops every
+ * other source's rules (flags and code included); managed `disableBypassPermissionsMode: "disable"`
+ * refuses bypassPermissions whoever enables it.
  */
 export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions {
   const diagnostics: PermissionDiagnostic[] = [];
-  const sources = readSources(opts, diagnostics);
+  const managed = managedSettingsFiles(opts.managedSettings, opts.env ?? process.env)
+    .map((path): Source => ({ source: "managed", file: path, baseDir: dirname(path), ...readJson(path, diagnostics) }))
+    .filter((src) => src.root !== undefined);
+  const managedBlock = (key: string): unknown[] =>
+    managed.flatMap((m) =>
+      isObject(m.root) && isObject(m.root.permissions) && m.root.permissions[key] !== undefined
+        ? [m.root.permissions[key]]
+        : isObject(m.root) && m.root[key] !== undefined
+          ? [m.root[key]]
+          : [],
+    );
+  const managedOnly = managedBlock("allowManagedPermissionRulesOnly").includes(true);
+  const bypassDisabled = managedBlock("disableBypassPermissionsMode").includes("disable");
+  const sources = [...readSources(opts, diagnostics), ...managed];
   const rules: PermissionRule[] = [];
   const additionalDirectories: string[] = [];
   let mode: PermissionMode = "default";
   let modeFrom = "default";
+  let managedMode: { mode: PermissionMode; file: string } | undefined;
   for (const src of sources) {
     const diag = (path: (string | number)[], message: string) => diagnostics.push(at(src, path, message));
     if (!isObject(src.root)) continue;
@@ -86,6 +111,15 @@ export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions
       if (list === undefined) continue;
       if (!Array.isArray(list)) {
         diag(["permissions", behavior], 'must be an array of rules such as "Bash(npm test:*)"');
+        continue;
+      }
+      if (managedOnly && src.source !== "managed") {
+        diagnostics.push({
+          level: "warning",
+          file: src.file,
+          path: `permissions.${behavior}`,
+          message: MANAGED_ONLY,
+        });
         continue;
       }
       list.forEach((text, i) => {
@@ -106,6 +140,7 @@ export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions
       if (isPermissionMode(block.defaultMode)) {
         mode = block.defaultMode;
         modeFrom = src.file;
+        if (src.source === "managed") managedMode = { mode: block.defaultMode, file: src.file };
       } else diag(["permissions", "defaultMode"], `must be one of ${PERMISSION_MODES.join(", ")}`);
     }
     const dirs = block.additionalDirectories;
@@ -114,6 +149,10 @@ export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions
     } else if (dirs !== undefined) diag(["permissions", "additionalDirectories"], "must be an array of folder paths");
   }
   const flagRules = (behavior: PermissionBehavior, list: readonly string[] | undefined, flag: string) => {
+    if (managedOnly && list?.length) {
+      diagnostics.push({ level: "warning", file: flag, path: "", message: MANAGED_ONLY });
+      return;
+    }
     for (const text of list ?? []) {
       const parsed = parseRule(text);
       if (typeof parsed === "string") diagnostics.push({ level: "error", file: flag, path: "", message: parsed });
@@ -123,7 +162,9 @@ export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions
   };
   flagRules("allow", opts.allowedTools, "--allowedTools");
   flagRules("deny", opts.disallowedTools, "--disallowedTools");
-  for (const r of opts.rules ?? []) {
+  if (managedOnly && opts.rules?.length)
+    diagnostics.push({ level: "warning", file: "permissions.rules", path: "", message: MANAGED_ONLY });
+  for (const r of managedOnly ? [] : (opts.rules ?? [])) {
     const parsed = parseRule(r.rule);
     if (typeof parsed === "string")
       diagnostics.push({ level: "error", file: "permissions.rules", path: "", message: parsed });
@@ -141,6 +182,20 @@ export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions
         message: `"${opts.mode}" is not a mode: expected one of ${PERMISSION_MODES.join(", ")}`,
       });
   }
+  // Managed settings are the organisation's: their mode wins over the flag too, as in Claude Code.
+  if (managedMode !== undefined) {
+    mode = managedMode.mode;
+    modeFrom = managedMode.file;
+  }
+  if (mode === "bypassPermissions" && bypassDisabled) {
+    diagnostics.push({
+      level: "error",
+      file: modeFrom,
+      path: modeFrom.startsWith("--") ? "" : "permissions.defaultMode",
+      message: 'bypassPermissions is disabled by managed settings (disableBypassPermissionsMode: "disable")',
+    });
+    mode = "default";
+  }
   if (mode === "bypassPermissions" && !opts.allowBypass) {
     diagnostics.push({
       level: "error",
@@ -153,6 +208,8 @@ export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions
   }
   return { mode, modeFrom, rules, additionalDirectories, diagnostics };
 }
+
+const MANAGED_ONLY = "ignored: managed settings set allowManagedPermissionRulesOnly";
 
 function readSources(opts: LoadPermissionsOptions, diagnostics: PermissionDiagnostic[]): Source[] {
   const file = (source: string, path: string, baseDir: string): Source => ({
