@@ -95,7 +95,13 @@ describe("PermissionDenied and defer in gatehouse run", { concurrency: 4 }, () =
       denied.permissionDenials.map((d) => d.reason),
       ["hook"],
     );
-    const reasons = (await payloads(cwd)).map((p) => String(p.reason));
+    const sent = await payloads(cwd);
+    assert.deepEqual(
+      sent.map((p) => p.permission_mode),
+      ["default", "plan", "default"],
+      "permission_mode is the mode in force",
+    );
+    const reasons = sent.map((p) => String(p.reason));
     assert.equal(reasons.length, 3, reasons.join("\n"));
     assert.match(reasons[0] as string, /no one can be asked here/);
     assert.match(reasons[1] as string, /plan mode/);
