@@ -104,6 +104,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
         ...(options.env ? { env: options.env } : {}),
         envPolicy,
         permissionMode: policy.mode,
+        ...(options.config?.model?.reasoningEffort ? { effort: options.config.model.reasoningEffort } : {}),
         onSessionEnv: host.onSessionEnv,
         evaluatePrompt: host.evaluatePrompt,
         callMcpTool: host.callMcpTool,

@@ -75,7 +75,10 @@ export const CLAUDE_CODE_INPUT_FIELDS: readonly CompatRow[] = [
   ok("hook_event_name"),
   ok("permission_mode", "the mode in force (docs/permissions.md)"),
   differs("prompt_id", "the run id: one prompt is one run"),
-  no("effort", NO_SUCH_THING("reasoning effort setting")),
+  differs(
+    "effort",
+    "on the tool events, from gatehouse.json's `model.reasoningEffort` (`minimal`, `low`, `medium`, `high`), also as `CLAUDE_EFFORT`; absent when it is not set",
+  ),
   ok("agent_id"),
   ok("agent_type"),
   differs("model", "SessionStart: the run's model as `provider:model`"),

@@ -99,11 +99,14 @@ export async function runCommandHandler(
   // The env var must equal the payload's session_id; the payload is what the hook reads first.
   const sid = (input as { session_id?: unknown }).session_id;
   const execOpts = typeof sid === "string" && sid !== "" ? { ...opts, sessionId: sid } : opts;
+  // Claude Code's CLAUDE_EFFORT equals the payload's effort.level.
+  const effort = (input as { effort?: { level?: unknown } }).effort?.level;
+  const effortEnv: Record<string, string> = typeof effort === "string" ? { CLAUDE_EFFORT: effort } : {};
   const raw =
     def.type === "command"
       ? await runProcess(def, payload, handler.timeoutMs, {
           ...execOpts,
-          extraEnv: { ...opts.variables, ...dialectEnv(handler.dialect, execOpts, def) },
+          extraEnv: { ...opts.variables, ...effortEnv, ...dialectEnv(handler.dialect, execOpts, def) },
         })
       : def.type === "http"
         ? await runHttp(def, payload, handler.timeoutMs, opts)

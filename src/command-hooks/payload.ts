@@ -1,4 +1,4 @@
-import type { CommandHookEvent } from "./events.js";
+import { type CommandHookEvent, EVENT_SPECS } from "./events.js";
 
 /**
  * Builders for the JSON a hook reads on stdin, with Claude Code's field names. They take
@@ -15,6 +15,8 @@ export interface PayloadBase {
   transcriptPath: string;
   cwd: string;
   permissionMode?: PermissionMode;
+  /** gatehouse.json's `model.reasoningEffort`: Claude Code's `effort: { level }`, sent on the tool events. */
+  effort?: string;
   runId: string;
   /** 0 for a top-level run. */
   depth: number;
@@ -116,6 +118,9 @@ export function buildPayload<E extends CommandHookEvent>(
     prompt_id: base.runId,
     depth: base.depth,
   };
+  // Claude Code sends `effort` only where a tool is in play.
+  if (base.effort !== undefined && (EVENT_SPECS[event].toolEvent || event === "PostToolBatch"))
+    common.effort = { level: base.effort };
   if (base.agent) {
     common.agent_id = base.agent.id;
     common.agent_type = base.agent.type;

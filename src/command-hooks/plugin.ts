@@ -35,6 +35,8 @@ export interface CommandHooksPluginOptions {
   readonly callMcpTool?: McpToolCaller;
   /** The permission mode in force: every payload's `permission_mode`. */
   readonly permissionMode?: PermissionMode;
+  /** gatehouse.json's `model.reasoningEffort`: the tool events' `effort.level` and `CLAUDE_EFFORT`. */
+  readonly effort?: string;
 }
 
 /**
@@ -75,6 +77,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): Pl
         transcriptPath,
         cwd: options.projectDir,
         ...(options.permissionMode ? { permissionMode: options.permissionMode } : {}),
+        ...(options.effort ? { effort: options.effort } : {}),
         runId: ctx.runId,
         depth: ctx.depth,
         ...(ctx.depth > 0 ? { agent: { id: ctx.sessionId, type: ctx.agentId } } : {}),

@@ -72,6 +72,7 @@ describe("the Claude Code compatibility tables are in step with the code", () =>
       cwd: "/",
       runId: "r",
       depth: 1,
+      effort: "high",
       agent: { id: "a", type: "b" },
     };
     for (const event of COMMAND_HOOK_EVENTS)
