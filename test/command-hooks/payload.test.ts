@@ -92,6 +92,7 @@ describe("hook payloads use Claude Code's field names", () => {
       UserPromptSubmit: { prompt: "hi" },
       PreToolUse: { toolName: "Bash", toolInput: {}, toolUseId: "t" },
       PermissionRequest: { toolName: "Bash", toolInput: {} },
+      PermissionDenied: { toolName: "Bash", toolInput: {}, toolUseId: "t", reason: "r" },
       PostToolUse: { toolName: "Bash", toolInput: {}, toolUseId: "t", toolResponse: {} },
       PostToolUseFailure: { toolName: "Bash", toolInput: {}, toolUseId: "t", error: "e" },
       Stop: { stopHookActive: false, lastAssistantMessage: "", loopCount: 0 },

@@ -129,6 +129,8 @@ interface Reach {
   readonly compaction?: { contextTokens: number; keepRecent: number };
   /** A typed plugin asks for approval of every tool call. */
   readonly approval?: boolean;
+  /** A deny rule refuses every Probe call. */
+  readonly denied?: boolean;
 }
 
 const toolTurn = (text: string): ScriptInput => ({
@@ -146,6 +148,7 @@ const REACH = {
     prompts: [PROMPT],
     approval: true,
   },
+  denied: { how: "a Probe call a deny rule refuses", script: toolTurn("probe-input"), prompts: [PROMPT], denied: true },
   twoAnswers: {
     how: "a run with a second answer ready",
     script: { runs: [{ turns: [{ text: "first answer" }, { text: "second answer" }] }] },
@@ -489,6 +492,20 @@ const MATRIX: Record<CommandHookEvent, Row> = {
     forms: observeOnly(told(STDERR)),
   },
 
+  // Every denial is seen; nothing a hook says changes it (only `retry`, not a form here, adds a line).
+  PermissionDenied: {
+    reach: REACH.denied,
+    check(_e, o) {
+      assert.equal(o.result.outcome, "completed");
+      assert.equal(o.probeRuns, 0, "the call stayed denied");
+      const payload = payloadOf(o, "PermissionDenied");
+      assert.equal(payload.tool_name, "Probe");
+      assert.match(String(payload.reason), /Permission to use Probe was denied \(rule Probe from library settings\)/);
+      assert.ok(o.prompts[1]?.includes(String(payload.reason)), "the model read the same denial");
+    },
+    forms: observeOnly(told(STDERR)),
+  },
+
   Notification: {
     reach: REACH.approval,
     check(_e, o) {
@@ -601,6 +618,7 @@ async function runCase(command: string, dialect: Dialect, event: CommandHookEven
   const { gatehouse, calls, store, logLines } = testGatehouse(reach.script, {
     tools: [probe.tool],
     plugins: reach.approval ? [approvalsPlugin] : [],
+    ...("denied" in reach && reach.denied ? { permissions: { deny: ["Probe"] } } : {}),
     subagents: reach.subagents ?? false,
     approver: async () => {
       approvals++;
