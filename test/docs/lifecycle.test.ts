@@ -162,6 +162,27 @@ describe("docs/lifecycle.md is the order the code fires hooks in", () => {
     });
   }
 
+  test("a call the person denies: permission_denied fires in the doc's order", async () => {
+    const rec = recorder();
+    const { gatehouse } = testGatehouse(TURN, {
+      plugins: [rec.plugin, everything],
+      subagents: true,
+      approver: async () => "deny",
+    });
+    closers.push(() => gatehouse.close());
+    const emitted = tap(gatehouse);
+    let sessionId: string | undefined;
+    for (const prompt of ["first", "please work"]) {
+      const result = await gatehouse.run({ prompt, ...(sessionId ? { sessionId } : {}) });
+      assert.notEqual(result.outcome, "failed", result.error?.message);
+      sessionId = result.sessionId;
+    }
+    await gatehouse.engine.drain();
+    for (const e of emitted) fired.add(e.hook);
+    assert.ok(emitted.some((e) => e.hook === "permission_denied"));
+    assert.deepEqual(orderProblems(emitted), []);
+  });
+
   test("the check fails on an order the doc does not have", () => {
     const swapped = [
       { hook: "message_received", runId: "r" },

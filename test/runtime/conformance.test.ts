@@ -191,8 +191,8 @@ const scenarios: Scenario[] = [
       plugin("approvals", (api) => api.on("before_tool_call", () => ({ requireApproval: { title: "Run Echo?" } }))),
     ],
     // Nobody can be asked (no approver): permission_request decides nothing, and no notification
-    // fires, since no person is asked (docs/permissions.md).
-    expected: sum(FULL_TURN, { after_tool_call: -1, permission_request: 1 }),
+    // fires, since no person is asked (docs/permissions.md); permission_denied sees the denial.
+    expected: sum(FULL_TURN, { after_tool_call: -1, permission_request: 1, permission_denied: 1 }),
     outcome: "completed",
   },
   {
