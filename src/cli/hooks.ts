@@ -610,6 +610,8 @@ function testReport(L: Lib, event: CommandHookEvent, payload: Record<string, unk
     ["stopReason", m.stopReason],
     ["systemMessage", m.systemMessage],
     ["feedback", m.feedback],
+    ["interrupt", m.interrupt],
+    ["retry", m.retry],
   ];
   for (const [key, value] of extra) {
     if (value === undefined) continue;

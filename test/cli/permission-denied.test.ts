@@ -119,6 +119,19 @@ describe("PermissionDenied and defer in gatehouse run", { concurrency: 4 }, () =
     await assert.rejects(readFile(join(cwd, "ran")), "the call stayed denied");
   });
 
+  test("hooks test PermissionDenied sends a denial's payload and shows the hook's retry", async () => {
+    const cwd = await fresh({
+      ".claude/settings.json": recordDenied({ hookSpecificOutput: { hookEventName: "PermissionDenied", retry: true } }),
+    });
+    const r = await gatehouse(["hooks", "test", "PermissionDenied", "--tool", "Bash"], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /PermissionDenied \(tool_name "Bash"\): 1 handler/);
+    assert.match(r.stdout, /retry: true/);
+    const [payload] = await payloads(cwd);
+    assert.equal(typeof payload?.reason, "string");
+    assert.equal(typeof payload?.tool_use_id, "string");
+  });
+
   test("a PreToolUse defer is no decision, and a warning line on stderr says it means nothing here", async () => {
     const deferHook = {
       type: "command",
