@@ -215,7 +215,7 @@ async function runToolCall(
   const denied = async (denial: PermissionDenial, message?: string) =>
     notRun(await permissionDenied(deps, state, params, denial, message ?? denialNotice(denial)));
 
-  // Deny rules come first, in every mode: no hook sees a call a rule refuses.
+  // Deny rules come first, in every mode: no hook that could let it through sees a call a rule refuses.
   const denyRule = permissions.denyRule(toolName, params, state.sessionId);
   if (denyRule) {
     const decision = { behavior: "deny", rule: denyRule, by: "rule" } as const;
