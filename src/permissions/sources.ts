@@ -73,8 +73,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  * of all sources are merged (a deny anywhere beats an allow anywhere, so a managed deny always
  * wins); `defaultMode` is taken from the highest source that sets it (managed > flag > --settings >
  * gatehouse.json > local > project > user). Managed `allowManagedPermissionRulesOnly` drops every
- * other source's rules (flags and code included); managed `disableBypassPermissionsMode: "disable"`
- * refuses bypassPermissions whoever enables it.
+ * other source's rules (flags and code included). `disableBypassPermissionsMode: "disable"` (any
+ * source, managed ones included) refuses bypassPermissions whoever enables it.
  */
 export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions {
   const diagnostics: PermissionDiagnostic[] = [];
@@ -90,13 +90,14 @@ export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions
           : [],
     );
   const managedOnly = managedBlock("allowManagedPermissionRulesOnly").includes(true);
-  const bypassDisabled = managedBlock("disableBypassPermissionsMode").includes("disable");
   const sources = [...readSources(opts, diagnostics), ...managed];
   const rules: PermissionRule[] = [];
   const additionalDirectories: string[] = [];
   let mode: PermissionMode = "default";
   let modeFrom = "default";
   let managedMode: { mode: PermissionMode; file: string } | undefined;
+  /** The file whose `disableBypassPermissionsMode: "disable"` refuses bypassPermissions (any source: it only tightens). */
+  let bypassDisabledBy: string | undefined;
   for (const src of sources) {
     const diag = (path: (string | number)[], message: string) => diagnostics.push(at(src, path, message));
     if (!isObject(src.root)) continue;
@@ -136,6 +137,7 @@ export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions
           });
       });
     }
+    if (block.disableBypassPermissionsMode === "disable") bypassDisabledBy ??= src.file;
     if (block.defaultMode !== undefined) {
       if (isPermissionMode(block.defaultMode)) {
         mode = block.defaultMode;
@@ -187,12 +189,12 @@ export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions
     mode = managedMode.mode;
     modeFrom = managedMode.file;
   }
-  if (mode === "bypassPermissions" && bypassDisabled) {
+  if (mode === "bypassPermissions" && bypassDisabledBy !== undefined) {
     diagnostics.push({
       level: "error",
       file: modeFrom,
       path: modeFrom.startsWith("--") ? "" : "permissions.defaultMode",
-      message: 'bypassPermissions is disabled by managed settings (disableBypassPermissionsMode: "disable")',
+      message: `bypassPermissions is disabled by ${bypassDisabledBy} (disableBypassPermissionsMode: "disable")`,
     });
     mode = "default";
   }
