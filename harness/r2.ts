@@ -120,6 +120,7 @@ const SCRIPT = {
             { id: "t_echo", name: "Echo", input: { text: "x" } },
             { id: "t_agent", name: "Agent", input: { description: "d", prompt: "[r2c] child task" } },
             { id: "t_fail", name: "Fail", input: {} },
+            { id: "t_guarded", name: "Guarded", input: {} },
           ],
         },
         { text: "final CANARY-r2-final (saw {{lastToolResult}})" },
@@ -160,6 +161,16 @@ function counting<T extends Tool>(tool: T, counter: { n: number }): T {
   return { ...tool, execute } as T;
 }
 
+/** A tool a deny rule refuses: its call reaches permission_denied (PermissionDenied). */
+const guardedTool: Tool<Record<string, never>, string> = {
+  name: "Guarded",
+  description: "Never allowed",
+  inputSchema: z.object({}).strict(),
+  async execute() {
+    return "ran";
+  },
+};
+
 /** What the failing tool prints: a PostToolUseFailure block must keep it from the store. */
 const FAILURE = "the service is down";
 /** A tool that always fails: its call reaches PostToolUseFailure. */
@@ -193,10 +204,16 @@ async function observe(setup: CellSetup): Promise<Observation> {
       model: harnessModel(SCRIPT, (prompt) => timeline.push({ type: "model", prompt })),
       plugins: [tapPlugin(), asker, ...(setup.plugins ?? [])],
       store: opened.store,
-      tools: [counting(lookupTool({ k: `data ${OUTPUT}` }), lookups), counting(echoTool, echoes), failTool],
+      tools: [
+        counting(lookupTool({ k: `data ${OUTPUT}` }), lookups),
+        counting(echoTool, echoes),
+        failTool,
+        guardedTool,
+      ],
       subagents: true,
-      // Agent calls ask in default mode: a rule keeps them out of the approver this harness counts on.
-      permissions: { allow: ["Agent"] },
+      // Agent calls ask in default mode: a rule keeps them out of the approver this harness counts on;
+      // Guarded is refused by a rule, so every run reaches permission_denied.
+      permissions: { allow: ["Agent"], deny: ["Guarded"] },
       approver: async () => "allow-once",
       logger,
       config: { cwd: setup.dir, compaction: { contextTokens: 60, keepRecent: 1 } },
