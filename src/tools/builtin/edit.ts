@@ -1,7 +1,7 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { z } from "zod";
 import { type Tool, ToolError } from "../types.js";
-import { assertRegularFileOrMissing, asToolError, resolvePath } from "./fs-util.js";
+import { assertRegularFileOrMissing, asToolError, readExistingText, resolvePath } from "./fs-util.js";
 
 export const EditInputSchema = z.object({
   file_path: z.string().min(1).describe("The absolute path to the file to modify"),
@@ -40,11 +40,8 @@ export function createEditTool(): Tool<EditInput, EditOutput> {
       }
       try {
         await assertRegularFileOrMissing(file);
-        const original = await readFile(file, { encoding: "utf8", signal: ctx.signal }).catch((err: unknown) => {
-          // Claude Code's convention: an empty old_string on a missing file creates it.
-          if (oldString === "" && (err as NodeJS.ErrnoException).code === "ENOENT") return null;
-          throw err;
-        });
+        // Claude Code's convention: an empty old_string on a missing file creates it.
+        const original = await readExistingText(file, ctx.signal, oldString === "");
         if (original === null) {
           await writeFile(file, newString, { encoding: "utf8", flag: "wx", signal: ctx.signal });
           return { filePath: file, oldString, newString, originalFile: "", replaceAll, replacements: 1 };

@@ -1,5 +1,5 @@
 import type { FileHandle } from "node:fs/promises";
-import { open, stat } from "node:fs/promises";
+import { open, readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
 import { ToolError } from "../types.js";
@@ -77,4 +77,19 @@ export async function assertRegularFileOrMissing(file: string): Promise<void> {
   if (info === null || info.isFile()) return;
   if (info.isDirectory()) throw new ToolError(`${file} is a directory, not a file`);
   throw new ToolError(`${file} is not a regular file`);
+}
+
+/**
+ * The file's text, or null when it does not exist and `missingIsNull` says a missing file is
+ * fine (a write or an edit that creates it); any other error is thrown.
+ */
+export async function readExistingText(
+  file: string,
+  signal: AbortSignal,
+  missingIsNull: boolean,
+): Promise<string | null> {
+  return readFile(file, { encoding: "utf8", signal }).catch((err: unknown) => {
+    if (missingIsNull && (err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw err;
+  });
 }

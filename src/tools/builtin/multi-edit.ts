@@ -1,8 +1,8 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { z } from "zod";
 import { type Tool, ToolError } from "../types.js";
 import { countOccurrences } from "./edit.js";
-import { assertRegularFileOrMissing, asToolError, resolvePath } from "./fs-util.js";
+import { assertRegularFileOrMissing, asToolError, readExistingText, resolvePath } from "./fs-util.js";
 
 /** Claude Code's MultiEdit: several Edit-style replacements in one file, applied in order, all or none. */
 export const MultiEditInputSchema = z.object({
@@ -42,10 +42,7 @@ export function createMultiEditTool(): Tool<MultiEditInput, MultiEditOutput> {
       try {
         await assertRegularFileOrMissing(file);
         const creates = input.edits[0]?.old_string === "";
-        const original = await readFile(file, { encoding: "utf8", signal: ctx.signal }).catch((err: unknown) => {
-          if (creates && (err as NodeJS.ErrnoException).code === "ENOENT") return null;
-          throw err;
-        });
+        const original = await readExistingText(file, ctx.signal, creates);
         if (original?.includes("\0")) throw new ToolError(`Cannot edit ${file}: it is a binary file`);
         if (creates && original !== null && original !== "")
           throw new ToolError(`Cannot create ${file}: the file already exists and is not empty.`);

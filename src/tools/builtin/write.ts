@@ -1,8 +1,8 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { Tool } from "../types.js";
-import { assertRegularFileOrMissing, asToolError, resolvePath } from "./fs-util.js";
+import { assertRegularFileOrMissing, asToolError, readExistingText, resolvePath } from "./fs-util.js";
 
 export const WriteInputSchema = z.object({
   file_path: z.string().min(1).describe("The absolute path to the file to write (overwritten if it exists)"),
@@ -31,10 +31,7 @@ export function createWriteTool(): Tool<WriteInput, WriteOutput> {
       const file = resolvePath(input.file_path, ctx.cwd);
       try {
         await assertRegularFileOrMissing(file);
-        const originalFile = await readFile(file, { encoding: "utf8", signal: ctx.signal }).catch((err: unknown) => {
-          if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-          throw err;
-        });
+        const originalFile = await readExistingText(file, ctx.signal, true);
         await mkdir(path.dirname(file), { recursive: true });
         // Plain writeFile (not write-then-rename) keeps the file's mode, owner and any symlink in place.
         await writeFile(file, input.content, { encoding: "utf8", signal: ctx.signal });
