@@ -18,15 +18,13 @@ export const CONSOLE_ASSETS_ENV = "GATEHOUSE_CONSOLE_ASSETS";
 
 /** Adds `gatehouse serve`. */
 export function registerServeCommand(program: Command): void {
-  projectOptions(program.command("serve"))
+  const serveCommand = projectOptions(program.command("serve"))
     .summary("serve the agent over HTTP (native API and OpenAI-compatible)")
     .description(
       "Serve the project's agent over HTTP: sessions and runs (JSON or Server-Sent Events), OpenAI-compatible /v1/chat/completions, /v1/responses and /v1/models, /healthz, /readyz, /metrics. Every hook applies as in `gatehouse run`. Without an API key it listens on loopback only. SIGTERM or Ctrl-C stops accepting, lets runs finish (server.shutdownGraceMs), then cancels the rest. See docs/server.md.",
     )
-    .option("--host <host>", `address to listen on (default: ${HOST_ENV}, gatehouse.json server.host, 127.0.0.1)`)
-    .option("--port <port>", `port (default: ${PORT_ENV}, gatehouse.json server.port, 8787; 0 picks one)`)
-    .option("--model <spec>", 'model spec (overrides gatehouse.json "model")')
-    .option("--settings <file|json>", "command hooks settings, read after gatehouse.json's")
+    .option("--host <host>", `address to listen on (default: ${HOST_ENV}, gatehouse.json server.host, 127.0.0.1)`);
+  serverOptions(serveCommand, "0 picks one")
     .addHelpText(
       "after",
       exitHelp({
@@ -40,16 +38,22 @@ export function registerServeCommand(program: Command): void {
     });
 }
 
+/** The options `serve` and `console` share: the port (and what happens when it is taken), the model, the settings. */
+function serverOptions(command: Command, whenTaken: string): Command {
+  return command
+    .option("--port <port>", `port (default: ${PORT_ENV}, gatehouse.json server.port, 8787; ${whenTaken})`)
+    .option("--model <spec>", 'model spec (overrides gatehouse.json "model")')
+    .option("--settings <file|json>", "command hooks settings, read after gatehouse.json's");
+}
+
 /** Adds `gatehouse console`. */
 export function registerConsoleCommand(program: Command): void {
-  projectOptions(program.command("console"))
+  const consoleCommand = projectOptions(program.command("console"))
     .summary("open the web console for this project (serves on loopback, prints the URL)")
     .description(
       `Start the server for the local project on loopback (127.0.0.1) and print the web console's address on stdout: its sessions, each run's timeline, the audit trail, runs in progress with their approval asks (answered in the console: server.approvals.mode defaults to "console" here) and the effective configuration. The port is --port, ${PORT_ENV}, gatehouse.json server.port or 8787 — or a free one if that is taken. While no API key exists, the console opens without one; otherwise log in with a key (an admin key sees every session). See docs/console.md.`,
-    )
-    .option("--port <port>", `port (default: ${PORT_ENV}, gatehouse.json server.port, 8787; a free one if taken)`)
-    .option("--model <spec>", 'model spec (overrides gatehouse.json "model")')
-    .option("--settings <file|json>", "command hooks settings, read after gatehouse.json's")
+    );
+  serverOptions(consoleCommand, "a free one if taken")
     .addHelpText(
       "after",
       exitHelp({
