@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { Message, Part } from "../core/message.js";
 import type { CompactionRow, InjectionRow, NewMessage, NewRun, StoreBackend, StoreTx } from "./backend.js";
 import { CoreStore, type CoreStoreOptions } from "./core.js";
@@ -38,8 +39,12 @@ function deepFreeze<T>(value: T): T {
 
 /** The memory store's lock owner: only this process can see the store. */
 const OWNER = `memory:${process.pid}`;
-/** Nobody can take a memory store's lock over. */
+/**
+ * Nobody can take a memory store's lock over. One signal serves every lock; each run in flight
+ * listens on it until it ends, so any number of concurrent runs may (no listener limit warning).
+ */
 const NEVER_LOST = new AbortController().signal;
+setMaxListeners(0, NEVER_LOST);
 
 const keyOf = (sessionId: string, key: string) => `${sessionId}\u0000${key}`;
 
