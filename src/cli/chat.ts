@@ -394,7 +394,7 @@ export async function chatSession(options: ChatSessionOptions): Promise<ChatSumm
     });
     turn = { controller, cancelling: false, force };
     turns++;
-    const shown: TurnView = { streamed: false, final: false, held: false, labels: new Map() };
+    const shown: TurnView = { streamed: false, final: false, held: false, labels: new Map(), refused: new Set() };
     view.startTurn("thinking…");
     const work = (async () => {
       let result: RunResult | undefined;
@@ -559,6 +559,8 @@ interface TurnView {
   tokens?: number;
   /** Tool call id → how its line names it, e.g. `Bash(ls -la)`. */
   readonly labels: Map<string, string>;
+  /** Calls whose refusal was shown (tool-blocked): their error result repeats it, so it is not shown again. */
+  readonly refused: Set<string>;
 }
 
 /** The progress text while the model works: with an output gate, why no text streams. */
@@ -598,6 +600,7 @@ function render(event: RunEvent, shown: TurnView, view: View, c: Colors): void {
     }
     case "tool-result": {
       // Emitted only after after_tool_call passed; a withheld output is already the notice.
+      if (shown.refused.has(event.toolCallId)) return;
       const label = shown.labels.get(event.toolCallId) ?? terminalLine(event.toolName);
       if (event.withheld)
         view.line(`${c.yellow("✓")} ${label} ${c.yellow(`— ${terminalLine(outputText(event.output))}`)}`);
@@ -606,6 +609,7 @@ function render(event: RunEvent, shown: TurnView, view: View, c: Colors): void {
       return;
     }
     case "tool-blocked":
+      shown.refused.add(event.toolCallId);
       view.line(`${c.yellow("✗")} ${terminalLine(event.toolName)} ${c.yellow(`— ${terminalLine(event.message)}`)}`);
       return;
     case "approval-requested":

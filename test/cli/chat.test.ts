@@ -574,7 +574,7 @@ describe("chatSession on a terminal", () => {
     assert.equal(summary.turns, 0, "the dropped line never became a turn");
   });
 
-  test("approvals are asked inline: y runs the tool, n denies it", async () => {
+  test("approvals are asked inline: y runs the tool, n denies it (and the denial is shown once)", async () => {
     const term = terminal();
     const approvals = approverSlot();
     const ask = definePlugin({
@@ -612,6 +612,8 @@ describe("chatSession on a terminal", () => {
     term.type("n\r");
     await term.until("✗ Echo — The Echo call was not approved.", mark);
     await term.until(/tool said The Echo call was not approved\./, mark);
+    // The denial is told once: the tool line carries it, no second notice repeats it.
+    assert.equal(plain(term.shown.slice(mark)).split("not approved").length - 1, 2, term.shown.slice(mark));
     term.type("/exit\r");
     assert.equal((await done).reason, "exit");
     await gh.close();
