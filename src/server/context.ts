@@ -200,10 +200,14 @@ export function checkPrompt(ctx: ServerContext, prompt: string): void {
   }
 }
 
-/** A run's end as HTTP: a failure or a missed deadline is an error without detail; anything else is an answer. */
+/**
+ * A run's end as HTTP: a failure or a missed deadline is an error without detail; anything else
+ * is an answer. A failed model call says which side failed, as a gateway does (the provider's own
+ * message stays in the log): 429 when the provider rate-limits, so clients back off, 502 when it
+ * failed or refused. Anything else is Gatehouse's own 500.
+ */
 export function runError(result: RunResult, timedOut: boolean): HttpError | undefined {
-  if (result.outcome === "failed")
-    return new HttpError(500, "server_error", "run_failed", `The run failed (run ${result.runId}).`);
+  if (result.outcome === "failed") return failedRunError(result);
   if (result.outcome === "cancelled" && timedOut)
     return new HttpError(
       504,
@@ -212,6 +216,30 @@ export function runError(result: RunResult, timedOut: boolean): HttpError | unde
       "The run did not finish before the request deadline.",
     );
   return undefined;
+}
+
+function failedRunError(result: RunResult): HttpError {
+  const run = `(run ${result.runId})`;
+  switch (result.error?.kind) {
+    case "rate_limit":
+      return new HttpError(
+        429,
+        "rate_limit_error",
+        "provider_rate_limited",
+        `The model provider is rate limiting requests ${run}.`,
+      );
+    case "server":
+    case "connection":
+    case "invalid_response":
+      return new HttpError(502, "server_error", "provider_unavailable", `The model provider did not answer ${run}.`);
+    case "missing_key":
+    case "auth":
+    case "not_found":
+    case "bad_request":
+      return new HttpError(502, "server_error", "provider_refused", `The model provider refused the request ${run}.`);
+    default:
+      return new HttpError(500, "server_error", "run_failed", `The run failed ${run}.`);
+  }
 }
 
 /** Runs `fn` (which starts a run); a refusal by a limit becomes its HTTP error and is counted. */

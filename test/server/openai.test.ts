@@ -19,6 +19,15 @@ const firewall = definePlugin({
   },
 });
 
+/** What the provider's own error says: it stays in the server's log, never in the answer. */
+const PROVIDER_SECRET_DETAIL = "upstream account acct_4471 over quota";
+/** A provider's status → what the client gets: 429 lets it back off; a provider's failure or refusal is 502. */
+const PROVIDER_FAILURES: readonly (readonly [number, number, string])[] = [
+  [429, 429, "provider_rate_limited"],
+  [503, 502, "provider_unavailable"],
+  [401, 502, "provider_refused"],
+];
+
 describe("OpenAI-compatible endpoints, driven by the real openai client and the AI SDK's OpenAI-compatible provider", () => {
   let server: TestServer;
   let client: OpenAI;
@@ -34,6 +43,10 @@ describe("OpenAI-compatible endpoints, driven by the real openai client and the 
             ],
           },
           { match: "^remember", turns: [{ text: "I remember: {{lastUserMessage}}" }] },
+          ...PROVIDER_FAILURES.map(([status]) => ({
+            match: `^provider fails ${status}`,
+            turns: [{ error: { message: `${PROVIDER_SECRET_DETAIL} (${status})`, statusCode: status } }],
+          })),
           { match: ".", turns: [{ text: "Hello from the agent, in three chunks.", chunks: 3 }] },
         ],
       },
@@ -54,6 +67,38 @@ describe("OpenAI-compatible endpoints, driven by the real openai client and the 
     const extra = (completion as unknown as { gatehouse: { session_id: string; outcome: string } }).gatehouse;
     assert.equal(extra.outcome, "completed");
     assert.ok(extra.session_id);
+  });
+
+  test("a failed provider call is answered 429 (rate limited) or 502 (failed, refused) with a code, never the provider's message", async () => {
+    for (const [status, expected, code] of PROVIDER_FAILURES) {
+      const error = await client.chat.completions
+        .create({ model: "gatehouse", messages: [{ role: "user", content: `provider fails ${status}` }] })
+        .then(
+          () => assert.fail(`provider ${status}: the request succeeded`),
+          (e: unknown) => e,
+        );
+      assert.ok(error instanceof OpenAI.APIError, String(error));
+      assert.equal(error.status, expected, `provider ${status}`);
+      assert.equal(error.code, code, `provider ${status}`);
+      assert.match(error.message, /\(run [^)]+\)/);
+      assert.doesNotMatch(error.message, /acct_4471|quota/);
+    }
+    const streamed = await client.chat.completions.create({
+      model: "gatehouse",
+      messages: [{ role: "user", content: "provider fails 429" }],
+      stream: true,
+    });
+    const failure = await (async () => {
+      for await (const _ of streamed) {
+        // No chunk is expected before the error event.
+      }
+    })().then(
+      () => assert.fail("the stream ended without an error"),
+      (e: unknown) => e,
+    );
+    assert.ok(failure instanceof OpenAI.APIError, String(failure));
+    assert.match(failure.message, /rate limiting/);
+    assert.doesNotMatch(failure.message, /acct_4471/);
   });
 
   test("streamed chat completions deliver the same text chunk by chunk, then [DONE]", async () => {
