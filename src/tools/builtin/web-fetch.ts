@@ -1,6 +1,7 @@
-import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
+import { lookup as systemLookup } from "node:dns";
+import { isIP, type LookupFunction } from "node:net";
 import { convert } from "html-to-text";
+import { Agent, fetch, type Response } from "undici";
 import { z } from "zod";
 import { type Tool, ToolError } from "../types.js";
 
@@ -27,6 +28,8 @@ export interface WebFetchOptions {
   readonly maxChars?: number;
   /** Allow loopback, private and link-local addresses (default false). */
   readonly allowPrivateNetwork?: boolean;
+  /** How host names resolve (default: the system's resolver); tests stand in a changing DNS answer. */
+  readonly lookup?: LookupFunction;
 }
 
 export interface WebFetchOutput {
@@ -43,6 +46,12 @@ const MAX_REDIRECTS = 5;
 
 export function createWebFetchTool(options: WebFetchOptions = {}): Tool<WebFetchInput, WebFetchOutput> {
   const { maxBytes, timeoutMs, maxChars } = { ...DEFAULTS, ...options };
+  const resolve = options.lookup ?? (systemLookup as LookupFunction);
+  // The address is checked again where the connection is made: a DNS answer that changes between
+  // the check below and the connection (rebinding) must not reach a private network either.
+  const dispatcher = new Agent({
+    connect: { lookup: options.allowPrivateNetwork ? resolve : publicOnly(resolve) },
+  });
   return {
     name: "WebFetch",
     description:
@@ -55,7 +64,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool<WebFetch
       const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);
       let url = new URL(input.url);
       for (let hops = 0; ; hops++) {
-        const local = await isLocalHost(url.hostname);
+        const local = await isLocalHost(url.hostname, resolve);
         if (local && !options.allowPrivateNetwork)
           throw new ToolError(
             `WebFetch does not fetch ${url.hostname}: it is an address of a local or private network`,
@@ -67,10 +76,15 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool<WebFetch
           res = await fetch(url, {
             redirect: "manual",
             signal,
+            dispatcher,
             headers: { accept: "text/html, text/*;q=0.9, */*;q=0.5" },
           });
         } catch (e) {
           if (ctx.signal.aborted) throw e;
+          if (privateAddressRefused(e))
+            throw new ToolError(
+              `WebFetch does not fetch ${url.hostname}: it resolved to an address of a local or private network`,
+            );
           throw new ToolError(signal.aborted ? `Fetching ${url} timed out` : `Fetching ${url} failed: ${describe(e)}`);
         }
         const location = res.headers.get("location");
@@ -142,10 +156,37 @@ async function readCapped(res: Response, maxBytes: number): Promise<{ text: stri
 }
 
 /** Whether a host is, or resolves to, an address of the machine's own networks. */
-async function isLocalHost(hostname: string): Promise<boolean> {
+async function isLocalHost(hostname: string, resolve: LookupFunction): Promise<boolean> {
   const host = hostname.replace(/^\[|\]$/g, "");
-  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true }).catch(() => [])).map((a) => a.address);
+  if (isIP(host)) return isPrivateAddress(host);
+  const addresses = await new Promise<string[]>((done) =>
+    resolve(host, { all: true }, (error, found) =>
+      done(error || !Array.isArray(found) ? [] : found.map((a) => a.address)),
+    ),
+  );
   return addresses.some(isPrivateAddress);
+}
+
+const PRIVATE_ADDRESS = "EGATEHOUSE_PRIVATE_ADDRESS";
+
+/** A resolver for the connection that fails when any address it would connect to is private. */
+function publicOnly(resolve: LookupFunction): LookupFunction {
+  return (hostname, options, callback) =>
+    resolve(hostname, options, (error, address, family) => {
+      const addresses = typeof address === "string" ? [address] : (address ?? []).map((a) => a.address);
+      if (!error && addresses.some(isPrivateAddress)) {
+        const refused: NodeJS.ErrnoException = new Error(`${hostname} resolved to a private address`);
+        refused.code = PRIVATE_ADDRESS;
+        return callback(refused, "", 0);
+      }
+      callback(error, address as string, family);
+    });
+}
+
+function privateAddressRefused(e: unknown): boolean {
+  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++)
+    if ((c as NodeJS.ErrnoException).code === PRIVATE_ADDRESS) return true;
+  return false;
 }
 
 export function isPrivateAddress(address: string): boolean {
