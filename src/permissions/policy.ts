@@ -123,6 +123,19 @@ export class PermissionPolicy {
     return this.#settle(decision, unreadable);
   }
 
+  /**
+   * The decision for a call no person can be asked about and no hook sees (a command hook's own
+   * agent): allowed only where the check allows it without asking. A deny rule refuses, and so
+   * does an ask rule — in every mode, `bypassPermissions` included — and whatever would ask.
+   */
+  decideUnattended(toolName: string, input: unknown): PermissionDecision {
+    const decision = this.decide(toolName, input, undefined);
+    if (decision.behavior === "deny") return decision;
+    const ask = this.#matching(this.#rules, "ask", toolName, input, "any");
+    if (ask) return { behavior: "ask", rule: ask.rule, by: "rule" };
+    return decision;
+  }
+
   #decideBeforeMode(toolName: string, input: unknown, hook: HookPermission, sessionId?: string): PermissionDecision {
     if (hook === "ask") return { behavior: "ask", by: "hook" };
     const rules = this.rulesFor(sessionId);

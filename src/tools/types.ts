@@ -32,6 +32,11 @@ export interface ToolContext {
   readonly env?: Readonly<Record<string, string>>;
   /** The run's session (absent outside a run): a tool that keeps state per conversation keys it by this. */
   readonly sessionId?: string;
+  /**
+   * Which files a search may look into or list (absent: every file). A command hook's agent passes
+   * the permission check here, so a Grep or Glob of a folder skips what a rule keeps it from reading.
+   */
+  readonly readable?: (file: string) => boolean;
 }
 
 /**

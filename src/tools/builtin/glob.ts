@@ -49,8 +49,9 @@ export function createGlobTool(options: GlobOptions = {}): Tool<GlobInput, GlobO
         ignore: defaultIgnores([input.pattern]),
         signal: ctx.signal,
       });
-      const times = await mtimes(found);
-      const sorted = [...found].sort(byMtimeDesc(times));
+      const listed = ctx.readable ? found.filter(ctx.readable) : found;
+      const times = await mtimes(listed);
+      const sorted = [...listed].sort(byMtimeDesc(times));
       const filenames = sorted.slice(0, maxResults);
       return {
         durationMs: Math.round(performance.now() - started),

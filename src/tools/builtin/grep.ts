@@ -73,7 +73,8 @@ export function createGrepTool(options: GrepOptions = {}): Tool<GrepInput, GrepO
         multiline: input.multiline ?? false,
       });
       const { isDirectory } = await statSearchRoot(root);
-      const files = isDirectory ? await listFiles(root, input, ctx.signal) : [root];
+      const found = isDirectory ? await listFiles(root, input, ctx.signal) : [root];
+      const files = ctx.readable ? found.filter(ctx.readable) : found;
       const results: FileMatches[] = [];
       for (let i = 0; i < files.length; i += CONCURRENCY) {
         ctx.signal.throwIfAborted();
