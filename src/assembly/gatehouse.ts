@@ -107,6 +107,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
         ...(options.config?.model?.reasoningEffort ? { effort: options.config.model.reasoningEffort } : {}),
         onSessionEnv: host.onSessionEnv,
         evaluatePrompt: host.evaluatePrompt,
+        evaluateAgent: host.evaluateAgent,
         callMcpTool: host.callMcpTool,
       });
       return [{ plugin, trusted: true } satisfies PluginSpec];

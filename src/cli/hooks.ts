@@ -311,7 +311,8 @@ function matcherText(L: Lib, h: ConfiguredHandler): string {
 function commandText(L: Lib, h: ConfiguredHandler): string {
   const def = h.definition;
   if (def.type === "http") return L.maskSecrets(def.url);
-  if (def.type === "prompt") return `prompt${def.model === undefined ? "" : ` (${def.model})`}`;
+  if (def.type === "prompt" || def.type === "agent")
+    return `${def.type}${def.model === undefined ? "" : ` (${def.model})`}`;
   if (def.type === "mcp_tool") return `mcp__${def.server}__${def.tool}`;
   return L.maskSecrets(def.args === undefined ? def.command : [def.command, ...def.args].join(" "));
 }

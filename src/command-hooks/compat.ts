@@ -154,7 +154,10 @@ export const CLAUDE_CODE_HANDLER_TYPES: readonly CompatRow[] = [
     "prompt",
     "the configured model answers unless `model` names a Gatehouse model spec (`provider:model`); its call is not hooked; secrets in the input are masked; `onFailure` applies",
   ),
-  no("agent", "not yet: reported by `hooks check`, never runs"),
+  differs(
+    "agent",
+    "as in Claude Code (Read, Grep and Glob, 50 turns, 60 s, continues on block), with `model` as for `prompt`; its model and tool calls are not hooked; every read meets the permission rules with no one to ask (a deny or ask rule refuses it; a search skips such files); its prompt and every tool result are masked; `onFailure` applies",
+  ),
   differs(
     "mcp_tool",
     "calls a tool of a server in gatehouse.json's `mcpServers` directly (no tool hook sees it); `input` strings take values of the hook input by path (`tool_input.file_path`), as in Claude Code; an `isError` answer is a failure",

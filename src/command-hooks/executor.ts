@@ -8,7 +8,7 @@ import { hookEnv } from "./env.js";
 import type { CommandHookEvent } from "./events.js";
 import { nativePayload } from "./foreign.js";
 import { expandHeaders } from "./headers.js";
-import { type PromptEvaluator, runPromptHandler } from "./prompt-handler.js";
+import { type AgentEvaluator, type PromptEvaluator, runModelHandler } from "./prompt-handler.js";
 import { interpret, NO_OUTCOME, type RawOutcome } from "./protocol.js";
 import type { CommandHandlerDef, HandlerDefinition, HttpHandlerDef, McpToolHandlerDef, OnFailure } from "./settings.js";
 import type { NormalizedVerdict } from "./verdict.js";
@@ -47,6 +47,8 @@ export interface ExecutorOptions {
   variables?: Readonly<Record<string, string>>;
   /** The model `prompt` handlers ask; without it they fail (under their onFailure). */
   evaluatePrompt?: PromptEvaluator;
+  /** The read-only agent `agent` handlers run; without it they fail (under their onFailure). */
+  evaluateAgent?: AgentEvaluator;
   /** Calls a connected MCP server's tool for `mcp_tool` handlers; without it they fail. */
   callMcpTool?: McpToolCaller;
 }
@@ -78,17 +80,15 @@ export async function runCommandHandler(
 ): Promise<HandlerOutcome> {
   const started = performance.now();
   const def = handler.definition;
-  if (def.type === "prompt") {
-    const { raw, verdict } = await runPromptHandler(
-      handler.event,
-      def,
-      handler.onFailure,
-      input,
-      handler.timeoutMs,
-      opts.evaluatePrompt,
-      opts.signal,
-      opts.env ?? process.env,
-    );
+  if (def.type === "prompt" || def.type === "agent") {
+    const { raw, verdict } = await runModelHandler(handler.event, def, input, {
+      onFailure: handler.onFailure,
+      timeoutMs: handler.timeoutMs,
+      signal: opts.signal,
+      env: opts.env ?? process.env,
+      evaluatePrompt: opts.evaluatePrompt,
+      evaluateAgent: opts.evaluateAgent,
+    });
     return { ...raw, durationMs: performance.now() - started, verdict };
   }
   const foreign = isForeign(handler.dialect);

@@ -9,7 +9,7 @@ import { createEnvFile } from "./env-file.js";
 import { type CommandHookEvent, notificationTypeOf } from "./events.js";
 import type { McpToolCaller } from "./executor.js";
 import { buildPayload, type EventInputs, type PermissionMode } from "./payload.js";
-import type { PromptEvaluator } from "./prompt-handler.js";
+import type { AgentEvaluator, PromptEvaluator } from "./prompt-handler.js";
 import { reportRuns } from "./report.js";
 import type { ConfiguredHandler } from "./sources.js";
 import { HOOK_BLOCK_REASON, HOOK_STOP_REASON } from "./verdict.js";
@@ -31,6 +31,8 @@ export interface CommandHooksPluginOptions {
   readonly onSessionEnv?: (sessionId: string, variables: Readonly<Record<string, string>>) => void;
   /** The model `prompt` handlers ask. */
   readonly evaluatePrompt?: PromptEvaluator;
+  /** The read-only agent `agent` handlers run. */
+  readonly evaluateAgent?: AgentEvaluator;
   /** Calls a connected MCP server's tool, for `mcp_tool` handlers. */
   readonly callMcpTool?: McpToolCaller;
   /** The permission mode in force: every payload's `permission_mode`. */
@@ -92,6 +94,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): Pl
       ...(signal ? { signal } : {}),
       ...(variables ? { variables } : {}),
       ...(options.evaluatePrompt ? { evaluatePrompt: options.evaluatePrompt } : {}),
+      ...(options.evaluateAgent ? { evaluateAgent: options.evaluateAgent } : {}),
       ...(options.callMcpTool ? { callMcpTool: options.callMcpTool } : {}),
     });
     if (log) reportRuns(log, event, merged.runs);

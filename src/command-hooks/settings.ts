@@ -54,16 +54,31 @@ export const httpHandlerShape = {
   ...common,
 };
 
+/** What a model-evaluated handler says: its instruction (`$ARGUMENTS` is the hook input) and which model answers. */
+const modelHandlerFields = {
+  prompt: z.string().min(1),
+  /** A Gatehouse model spec (`provider:model`); without it the configured model answers. */
+  model: z.string().min(1).optional(),
+};
+
 /**
  * Claude Code's `prompt` handler: a model reads `prompt` (with `$ARGUMENTS` replaced by the hook
- * input) and answers `{ok, reason?}`. `model` is a Gatehouse model spec (`provider:model`);
- * without it the configured model answers.
+ * input) and answers `{ok, reason?}`.
  */
 export const promptHandlerShape = {
   type: z.literal("prompt"),
-  prompt: z.string().min(1),
-  model: z.string().min(1).optional(),
+  ...modelHandlerFields,
   continueOnBlock: z.boolean().optional(),
+  ...common,
+};
+
+/**
+ * Claude Code's `agent` handler: a read-only agent (Read, Grep, Glob; at most 50 model turns)
+ * checks `prompt` and answers `{ok, reason?}`, as a `prompt` handler with `continueOnBlock: true`.
+ */
+export const agentHandlerShape = {
+  type: z.literal("agent"),
+  ...modelHandlerFields,
   ...common,
 };
 
@@ -100,11 +115,13 @@ export const DIALECT_EXTRA_SHAPES = {
 export const CommandHandlerSchema = z.strictObject(commandHandlerShape);
 export const HttpHandlerSchema = z.strictObject(httpHandlerShape);
 export const PromptHandlerSchema = z.strictObject(promptHandlerShape);
+export const AgentHandlerSchema = z.strictObject(agentHandlerShape);
 export const McpToolHandlerSchema = z.strictObject(mcpToolHandlerShape);
 export const HandlerSchema = z.discriminatedUnion("type", [
   CommandHandlerSchema,
   HttpHandlerSchema,
   PromptHandlerSchema,
+  AgentHandlerSchema,
   McpToolHandlerSchema,
 ]);
 
@@ -114,8 +131,11 @@ export type CommandHandlerDef = z.infer<typeof CommandHandlerSchema> & {
 };
 export type HttpHandlerDef = z.infer<typeof HttpHandlerSchema>;
 export type PromptHandlerDef = z.infer<typeof PromptHandlerSchema>;
+export type AgentHandlerDef = z.infer<typeof AgentHandlerSchema>;
+/** The handlers a model evaluates. */
+export type ModelHandlerDef = PromptHandlerDef | AgentHandlerDef;
 export type McpToolHandlerDef = z.infer<typeof McpToolHandlerSchema>;
-export type HandlerDefinition = CommandHandlerDef | HttpHandlerDef | PromptHandlerDef | McpToolHandlerDef;
+export type HandlerDefinition = CommandHandlerDef | HttpHandlerDef | ModelHandlerDef | McpToolHandlerDef;
 
 export const MatcherGroupSchema = z.strictObject({
   matcher: z.string().optional(),

@@ -7,7 +7,7 @@ import { managedSettingsFiles } from "../permissions/managed.js";
 import { type Diagnostic, joinPath } from "./diagnostics.js";
 import { DIALECT_SPECS, type Dialect, isForeign, timeoutMsFor } from "./dialects.js";
 import { type CommandHookEvent, EVENT_SPECS, FOREIGN_CLAUDE_EVENTS, isCommandHookEvent } from "./events.js";
-import { PROMPT_HANDLER_DEFAULT_TIMEOUT_MS } from "./prompt-handler.js";
+import { MODEL_HANDLER_DEFAULT_TIMEOUT_MS } from "./prompt-handler.js";
 import type { HandlerDefinition, OnFailure, SourceName } from "./settings.js";
 import { type Diag, validateHandler } from "./validate.js";
 
@@ -481,9 +481,10 @@ function loadGroup(
   return out;
 }
 
-/** A `prompt` handler's default is Claude Code's 30 s; the others' come from the dialect and event. */
+/** `prompt` and `agent` handlers default to Claude Code's 30 s and 60 s; the others' come from the dialect and event. */
 function handlerTimeoutMs(dialect: Dialect, event: CommandHookEvent, def: HandlerDefinition): number {
-  if (def.type === "prompt" && def.timeout === undefined) return PROMPT_HANDLER_DEFAULT_TIMEOUT_MS;
+  if ((def.type === "prompt" || def.type === "agent") && def.timeout === undefined)
+    return MODEL_HANDLER_DEFAULT_TIMEOUT_MS[def.type];
   return timeoutMsFor(dialect, event, def.timeout);
 }
 
@@ -495,7 +496,7 @@ export function dedupKey(def: HandlerDefinition, dialect: Dialect, nativeEvent?:
   const what =
     def.type === "command"
       ? JSON.stringify([def.command, def.args ?? null, def.shell ?? "sh"])
-      : def.type === "prompt"
+      : def.type === "prompt" || def.type === "agent"
         ? JSON.stringify([def.prompt, def.model ?? null])
         : def.type === "mcp_tool"
           ? JSON.stringify([def.server, def.tool, def.input ?? null])

@@ -6,6 +6,7 @@ import { type CommandHookEvent, EVENT_SPECS } from "./events.js";
 import { headerVariables } from "./headers.js";
 import { parseIfRule } from "./if-rule.js";
 import {
+  agentHandlerShape,
   codePuppyExtraShape,
   commandHandlerShape,
   DIALECT_EXTRA_SHAPES,
@@ -34,13 +35,11 @@ export interface HandlerContext {
   diag: Diag;
 }
 
-/** Claude Code handler types Gatehouse does not run yet: a warning, not an error. */
-export const UNSUPPORTED_TYPES: ReadonlySet<string> = new Set(["agent"]);
-
 const HANDLER_SHAPES: Readonly<Record<string, z.ZodRawShape>> = {
   command: commandHandlerShape,
   http: httpHandlerShape,
   prompt: promptHandlerShape,
+  agent: agentHandlerShape,
   mcp_tool: mcpToolHandlerShape,
 };
 
@@ -58,16 +57,12 @@ export function validateHandler(raw: unknown, c: HandlerContext): HandlerDefinit
   }
   // Cursor's entries name no type: a command.
   const type = dialect === "cursor" && raw.type === undefined ? "command" : raw.type;
-  if (typeof type === "string" && UNSUPPORTED_TYPES.has(type)) {
-    diag("warning", joinPath(path, "type"), `handler type "${type}" is not supported yet; this handler never runs`);
-    return undefined;
-  }
   const base = typeof type === "string" ? HANDLER_SHAPES[type] : undefined;
   if (base === undefined) {
     diag(
       "error",
       joinPath(path, "type"),
-      `type must be "command", "http", "prompt" or "mcp_tool" (got ${JSON.stringify(type)})`,
+      `type must be "command", "http", "prompt", "agent" or "mcp_tool" (got ${JSON.stringify(type)})`,
     );
     return undefined;
   }

@@ -62,7 +62,7 @@ export const GatehouseConfigSchema = z
       .optional()
       .describe("Plugins from files (relative to this file's folder) or packages, loaded in order."),
     hooks: HooksBlockSchema.optional().describe(
-      "Claude Code settings.json hooks: event name → matcher groups of command or http handlers.",
+      "Claude Code settings.json hooks: event name → matcher groups of command, http, prompt, agent or mcp_tool handlers.",
     ),
     disableAllHooks: z
       .boolean()

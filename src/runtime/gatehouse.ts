@@ -18,7 +18,7 @@ import { auditInterceptor, debugInterceptor } from "./audit.js";
 import type { ModelResolver, ResolvedModel, RuntimeConfig, RuntimeDeps } from "./deps.js";
 import { recoverAbandonedRuns } from "./doors/unchecked.js";
 import { dropEvents, RunEventChannel } from "./events.js";
-import { hookMcpCall, hookModelCall } from "./hook-model.js";
+import { hookAgentCall, hookMcpCall, hookModelCall } from "./hook-model.js";
 import { pluginTool } from "./plugin-tool.js";
 import { executeRun } from "./run.js";
 import { SlashCommands } from "./slash.js";
@@ -96,6 +96,8 @@ export interface LatePluginHost {
   readonly onSessionEnv: (sessionId: string, variables: Readonly<Record<string, string>>) => void;
   /** The model `prompt` command hooks ask. */
   readonly evaluatePrompt: ReturnType<typeof hookModelCall>;
+  /** The read-only agent `agent` command hooks run (their tools meet `permissions` with no one to ask). */
+  readonly evaluateAgent: ReturnType<typeof hookAgentCall>;
   /** A connected MCP server's tool, for `mcp_tool` command hooks. */
   readonly callMcpTool: ReturnType<typeof hookMcpCall>;
 }
@@ -164,6 +166,7 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
     store: () => store as SessionStore,
     onSessionEnv: (sessionId, variables) => sessionEnv.set(sessionId, { ...sessionEnv.get(sessionId), ...variables }),
     evaluatePrompt: (request) => hookModelCall(models as ModelResolver)(request),
+    evaluateAgent: (request) => hookAgentCall(models as ModelResolver, permissions, config.cwd)(request),
     callMcpTool: hookMcpCall(
       () => deps?.tools,
       config.cwd,

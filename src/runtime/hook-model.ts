@@ -1,7 +1,31 @@
-import { messageText } from "../core/message.js";
-import { collectStream } from "../models/collect.js";
-import { type Tool, ToolError } from "../tools/types.js";
+import { realpathSync } from "node:fs";
+import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Prompt } from "@ai-sdk/provider";
+import { messageText, type ToolResultPart } from "../core/message.js";
+import { type CollectedResponse, type CollectedToolCall, collectStream } from "../models/collect.js";
+import { type PromptMessage, toModelPrompt } from "../models/prompt.js";
+import { toModelTools } from "../models/tools.js";
+import type { PermissionPolicy } from "../permissions/index.js";
+import { createGlobTool, createGrepTool, createReadTool } from "../tools/builtin/index.js";
+import { type Tool, type ToolContext, ToolError } from "../tools/types.js";
 import type { ModelResolver } from "./deps.js";
+import { denialText, InvalidInput, parseInput } from "./doors/tool.js";
+import { notices } from "./notices.js";
+
+/** One evaluation by a `prompt` or `agent` command hook: `model` is a Gatehouse spec, or undefined for the configured model. */
+export interface HookModelRequest {
+  readonly model: string | undefined;
+  readonly system: string;
+  /** Already masked. */
+  readonly prompt: string;
+  readonly signal: AbortSignal;
+}
+
+export interface HookAgentRequest extends HookModelRequest {
+  /** Model calls allowed, tool rounds included. */
+  readonly maxTurns: number;
+  /** What every tool result goes through before the model reads it (secrets masked). */
+  readonly mask: (text: string) => string;
+}
 
 /**
  * The model call of a `prompt` command hook: the configured model, or the spec the handler
@@ -9,22 +33,142 @@ import type { ModelResolver } from "./deps.js";
  * evaluation must not fire hooks), and it is not stored.
  */
 export function hookModelCall(models: ModelResolver) {
-  return async (request: {
-    readonly model: string | undefined;
-    readonly system: string;
-    readonly prompt: string;
-    readonly signal: AbortSignal;
-  }): Promise<string> => {
-    const { model } = await models.resolve(request.model === undefined ? undefined : { modelOverride: request.model });
-    const { stream } = await model.doStream({
-      prompt: [
-        { role: "system", content: request.system },
-        { role: "user", content: [{ type: "text", text: request.prompt }] },
-      ],
-      abortSignal: request.signal,
-    });
-    return messageText(await collectStream(stream));
+  return async (request: HookModelRequest): Promise<string> => {
+    const model = await hookModel(models, request.model);
+    return messageText(
+      await hookModelTurn(model, toModelPrompt([userMessage(request.prompt)], request.system), request),
+    );
   };
+}
+
+interface AgentTools {
+  readonly byName: ReadonlyMap<string, Tool>;
+  readonly published: readonly LanguageModelV3FunctionTool[];
+}
+let agentTools: AgentTools | undefined;
+
+/**
+ * The agent's tools: the built-in read-only ones, never the run's (a plugin or MCP tool may take a
+ * built-in's name). Made on first use: most Gatehouses have no agent hook.
+ */
+function readOnlyTools(): AgentTools {
+  if (agentTools === undefined) {
+    const tools = [createReadTool(), createGrepTool(), createGlobTool()] as Tool[];
+    agentTools = { byName: new Map(tools.map((t) => [t.name, t])), published: toModelTools(tools) };
+  }
+  return agentTools;
+}
+
+/**
+ * The agent of an `agent` command hook: the model with Read, Grep and Glob, for at most
+ * `maxTurns` model calls; resolves with its final text (a reply without tool calls), or
+ * undefined when it was still calling tools at the last turn. Like a `prompt` hook's call it runs
+ * outside any run: no hook fires for its model calls or its tool calls, and nothing is stored.
+ * Every call meets the permission rules with no one to ask (`decideUnattended`): a deny or ask
+ * rule refuses it, a file reached through a symbolic link included, and a search skips the files
+ * a rule keeps it from reading. Every tool result is masked before the model reads it.
+ */
+export function hookAgentCall(models: ModelResolver, permissions: PermissionPolicy, cwd: string) {
+  const refusal = (toolName: string, input: unknown): string | undefined => {
+    for (const form of withRealPath(input)) {
+      const decision = permissions.decideUnattended(toolName, form);
+      if (decision.behavior === "allow") continue;
+      const { rule } = decision;
+      return notices.permissionDenied(
+        toolName,
+        denialText({
+          toolName,
+          toolCallId: "",
+          reason: decision.behavior === "ask" ? "nobody" : decision.by === "mode" ? "mode" : "rule",
+          decidedBy: "permissions",
+          mode: permissions.mode,
+          ...(rule ? { rule: rule.rule, source: rule.source, ...(rule.file ? { file: rule.file } : {}) } : {}),
+        }),
+      );
+    }
+    return undefined;
+  };
+  const readable = (file: string) => refusal("Read", { file_path: file }) === undefined;
+
+  return async (request: HookAgentRequest): Promise<string | undefined> => {
+    const model = await hookModel(models, request.model);
+    const tools = readOnlyTools();
+    const ctx: ToolContext = { signal: request.signal, cwd, readable };
+    const history: PromptMessage[] = [userMessage(request.prompt)];
+    for (let turn = 0; turn < request.maxTurns; turn++) {
+      const response = await hookModelTurn(model, toModelPrompt(history, request.system), request, tools.published);
+      if (response.toolCalls.length === 0) return messageText(response);
+      history.push({ role: "assistant", parts: response.parts });
+      const results = await Promise.all(
+        response.toolCalls.map((call) => readOnlyCall(tools.byName.get(call.toolName), call, ctx, refusal)),
+      );
+      history.push({ role: "tool", parts: results.map((r) => ({ ...r, output: request.mask(r.output) })) });
+    }
+    return undefined;
+  };
+}
+
+/** One tool call of the agent: the result as the model reads it (before masking). */
+async function readOnlyCall(
+  tool: Tool | undefined,
+  call: CollectedToolCall,
+  ctx: ToolContext,
+  refusal: (toolName: string, input: unknown) => string | undefined,
+): Promise<ToolResultPart & { output: string }> {
+  const result = (output: string, isError = false) => ({
+    type: "tool_result" as const,
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    output,
+    ...(isError ? { isError: true } : {}),
+  });
+  if (!tool) return result(notices.unknownTool(call.toolName), true);
+  const input = parseInput(tool, call, ctx);
+  if (input instanceof InvalidInput) return result(input.message, true);
+  const refused = refusal(call.toolName, input);
+  if (refused !== undefined) return result(refused, true);
+  try {
+    const output = await tool.execute(input, ctx);
+    return result(tool.toModelOutput ? tool.toModelOutput(output) : JSON.stringify(output));
+  } catch (error) {
+    ctx.signal.throwIfAborted();
+    return result(error instanceof ToolError ? error.message : `${call.toolName} failed`, true);
+  }
+}
+
+/** The input, and the same with its path resolved through symbolic links (a rule names the file, not the link). */
+function withRealPath(input: unknown): unknown[] {
+  const fields = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+  const key = typeof fields.file_path === "string" ? "file_path" : typeof fields.path === "string" ? "path" : undefined;
+  if (key === undefined) return [input];
+  let real: string;
+  try {
+    real = realpathSync(fields[key] as string);
+  } catch {
+    return [input];
+  }
+  return real === fields[key] ? [input] : [input, { ...fields, [key]: real }];
+}
+
+async function hookModel(models: ModelResolver, spec: string | undefined): Promise<LanguageModelV3> {
+  return (await models.resolve(spec === undefined ? undefined : { modelOverride: spec })).model;
+}
+
+const userMessage = (text: string): PromptMessage => ({ role: "user", parts: [{ type: "text", text }] });
+
+/** One model call of a hook's evaluation. */
+async function hookModelTurn(
+  model: LanguageModelV3,
+  prompt: LanguageModelV3Prompt,
+  request: HookModelRequest,
+  tools?: readonly LanguageModelV3FunctionTool[],
+): Promise<CollectedResponse> {
+  const { stream } = await model.doStream({
+    prompt,
+    ...(tools ? { tools: [...tools] } : {}),
+    abortSignal: request.signal,
+  });
+  return collectStream(stream);
 }
 
 /**

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { promptHookText, runPromptHandler } from "../../src/command-hooks/prompt-handler.js";
+import { promptHookText, runModelHandler } from "../../src/command-hooks/prompt-handler.js";
+import type { HookAgentRequest } from "../../src/runtime/hook-model.js";
 
 const input = { tool_name: "Bash", tool_input: { command: "echo hi" } };
 
@@ -22,8 +23,18 @@ describe("prompt handlers", () => {
   test("ok:false maps per event as Claude Code does; ok:true and impossible:true give no verdict", async () => {
     const answer = (text: string) => async () => text;
     const def = { type: "prompt", prompt: "p" } as const;
-    const run = (event: Parameters<typeof runPromptHandler>[0], reply: string, extra = {}) =>
-      runPromptHandler(event, { ...def, ...extra }, "continue", {}, 1000, answer(reply), undefined, {});
+    const run = (event: Parameters<typeof runModelHandler>[0], reply: string, extra = {}) =>
+      runModelHandler(
+        event,
+        { ...def, ...extra },
+        {},
+        {
+          onFailure: "continue",
+          timeoutMs: 1000,
+          env: {},
+          evaluatePrompt: answer(reply),
+        },
+      );
     const no = '{"ok": false, "reason": "nope"}';
     assert.deepEqual((await run("PreToolUse", no)).verdict, {
       decision: "deny",
@@ -40,5 +51,33 @@ describe("prompt handlers", () => {
     assert.deepEqual((await run("PostToolUseFailure", no)).verdict, { additionalContext: "nope" });
     assert.deepEqual((await run("PreToolUse", '{"ok": true}')).verdict, {});
     assert.equal((await run("PreToolUse", "I think it is fine")).verdict.error, "unparseable");
+  });
+
+  test("an agent hook continues on block, masks its tool results like its prompt, and no answer is a failure", async () => {
+    const key = "live-key-value-1234567890";
+    const def = { type: "agent", prompt: "Check $ARGUMENTS" } as const;
+    const options = { onFailure: "block" as const, timeoutMs: 1000, env: { OPENAI_API_KEY: key } };
+    let seen: HookAgentRequest | undefined;
+    const denied = await runModelHandler(
+      "PreToolUse",
+      def,
+      { tool_input: { command: key } },
+      {
+        ...options,
+        evaluateAgent: async (request) => {
+          seen = request;
+          return '{"ok": false, "reason": "nope"}';
+        },
+      },
+    );
+    assert.deepEqual(denied.verdict, { decision: "deny", reason: "nope" }, "no continue:false: the turn goes on");
+    assert.equal(seen?.maxTurns, 50);
+    assert.doesNotMatch(seen?.prompt ?? "", new RegExp(key));
+    assert.equal(seen?.mask(`KEY=${key} sk-ant-abcdefghijklmnopqrstuvwx`), "KEY=**** ****");
+    const silent = await runModelHandler("PreToolUse", def, {}, { ...options, evaluateAgent: async () => undefined });
+    assert.equal(silent.verdict.error, "unparseable");
+    assert.equal(silent.verdict.decision, "deny", "onFailure block: no answer blocks");
+    const unset = await runModelHandler("PreToolUse", def, {}, { ...options, onFailure: "continue" });
+    assert.deepEqual([unset.verdict.error, unset.verdict.decision], ["spawn", undefined]);
   });
 });

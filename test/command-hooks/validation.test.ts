@@ -193,7 +193,7 @@ describe("settings validation names the file and JSON path", () => {
     );
   });
 
-  test("prompt and mcp_tool handlers load; agent handlers are not supported yet and say so", () => {
+  test("prompt, agent and mcp_tool handlers load, with Claude Code's default timeouts", () => {
     const prompt = check({ Stop: [{ hooks: [{ type: "prompt", prompt: "ok?", model: "scripted:echo" }] }] });
     assert.deepEqual(prompt.diagnostics, []);
     assert.equal(prompt.handlers[0]?.timeoutMs, 30_000, "Claude Code's default for prompt hooks");
@@ -201,9 +201,15 @@ describe("settings validation names the file and JSON path", () => {
     const mcp = check({ Stop: [{ hooks: [{ type: "mcp_tool", server: "policy", tool: "check", input: { a: 1 } }] }] });
     assert.deepEqual(mcp.diagnostics, []);
     assert.equal(mcp.handlers.length, 1);
-    const d = only(check({ Stop: [{ hooks: [{ type: "agent", prompt: "ok?" }] }] }).diagnostics);
-    assert.equal(d.level, "warning");
-    assert.equal(d.path, "hooks.Stop[0].hooks[0].type");
+    const agent = check({ Stop: [{ hooks: [{ type: "agent", prompt: "ok?", model: "scripted:echo" }] }] });
+    assert.deepEqual(agent.diagnostics, []);
+    assert.equal(agent.handlers[0]?.timeoutMs, 60_000, "Claude Code's default for agent hooks");
+    assert.equal(only(check({ Stop: [{ hooks: [{ type: "agent" }] }] }).diagnostics).level, "error");
+    // An agent always continues on block (Claude Code): the prompt handler's switch is not one of its fields.
+    const d = only(
+      check({ Stop: [{ hooks: [{ type: "agent", prompt: "ok?", continueOnBlock: false }] }] }).diagnostics,
+    );
+    assert.deepEqual([d.level, d.path], ["warning", "hooks.Stop[0].hooks[0].continueOnBlock"]);
   });
 
   test("invalid JSON names the file, line and column", () => {

@@ -306,11 +306,13 @@ function noteStop(
   state.requestStop({ by: outcome.stoppedBy, message: outcome.result.stopRun.message });
 }
 
-class InvalidInput {
+/** A call whose input the tool's schema refused: `message` is what the model reads. */
+export class InvalidInput {
   constructor(readonly message: string) {}
 }
 
-function parseInput(tool: Tool, call: CollectedToolCall, ctx: ToolContext): unknown {
+/** The model's input, validated by the tool's schema and normalized as hooks and the tool see it. */
+export function parseInput(tool: Tool, call: CollectedToolCall, ctx: ToolContext): unknown {
   if (call.inputError !== undefined) return new InvalidInput(`The ${call.toolName} arguments were not valid JSON.`);
   const parsed = tool.inputSchema.safeParse(call.input);
   if (!parsed.success) {

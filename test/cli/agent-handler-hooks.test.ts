@@ -1,0 +1,253 @@
+// Claude Code's `agent` handler: a read-only agent (Read, Grep, Glob; at most 50 model turns)
+// checks the hook's condition and answers {ok, reason}; it continues on block, so a PreToolUse
+// `ok: false` denies the call and the model reads the reason. Its reads meet the permission rules
+// with no one to ask; what its model reads is masked.
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { type MockServer, type SseFrame, startMockServer } from "../models/mock-server.js";
+import { gatehouse, tempProjects } from "./helpers.js";
+
+const ALLOW_BASH = { allow: ["Bash"] };
+const CHECK = "Check the project policy before this call: $ARGUMENTS";
+/** The main agent's run: one Bash call, then a reply quoting what the tool said. */
+const MAIN_RUN = {
+  turns: [
+    { toolCalls: [{ name: "Bash", input: { command: "rm -f keep.txt && touch ran" } }] },
+    { text: "tool said: {{lastToolResult}}" },
+  ],
+};
+const agentHook = (extra: object = {}) => ({ type: "agent", prompt: CHECK, ...extra });
+/** gatehouse.json with these handlers on PreToolUse for Bash. */
+const settings = (...hooks: object[]) => ({
+  model: "scripted:s.json",
+  hooks: { PreToolUse: [{ matcher: "Bash", hooks }] },
+  permissions: ALLOW_BASH,
+});
+/** `n` agent turns that only call a tool. */
+const searching = (n: number) =>
+  Array.from({ length: n }, () => ({ toolCalls: [{ name: "Glob", input: { pattern: "*.none" } }] }));
+
+describe("agent hooks (scripted models)", { concurrency: 2 }, () => {
+  const fresh = tempProjects();
+
+  test("an agent hook reads a file and denies a PreToolUse call: the model reads its reason and the run goes on", async () => {
+    const agent = {
+      match: "^Check the project policy",
+      turns: [
+        {
+          toolCalls: [
+            { name: "Grep", input: { pattern: "never", path: "POLICY.md", output_mode: "content", "-n": false } },
+          ],
+        },
+        { text: '{"ok": false, "reason": "the policy says: {{lastToolResult}}"}' },
+      ],
+    };
+    const cwd = await fresh({
+      "s.json": { runs: [agent, MAIN_RUN] },
+      "POLICY.md": "Agents never delete keep.txt\n",
+      "keep.txt": "kept",
+      "gatehouse.json": {
+        ...settings(agentHook()),
+        // The agent's own tool calls are not the run's: no hook fires for them.
+        hooks: {
+          PreToolUse: [
+            { matcher: "Bash", hooks: [agentHook()] },
+            { matcher: "Read|Grep|Glob", hooks: [{ type: "command", command: "touch hooked" }] },
+          ],
+          PostToolUse: [{ matcher: "Read|Grep|Glob", hooks: [{ type: "command", command: "touch hooked" }] }],
+        },
+      },
+    });
+    const check = await gatehouse(["hooks", "check"], { cwd });
+    assert.equal(check.code, 0, check.stdout);
+    assert.doesNotMatch(check.stdout + check.stderr, /not supported|warning/i);
+    const r = await gatehouse(["run", "--json", "-p", "clean up"], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as { outcome: string; reply: string; steps: number };
+    assert.equal(result.outcome, "completed");
+    assert.match(result.reply, /^tool said: .*the policy says: Agents never delete keep\.txt/);
+    assert.equal(result.steps, 2, "the hook's model calls are not steps of the run");
+    assert.equal(existsSync(join(cwd, "ran")), false);
+    assert.equal(existsSync(join(cwd, "keep.txt")), true);
+    assert.equal(existsSync(join(cwd, "hooked")), false, "no tool hook fired for the agent's Grep");
+  });
+
+  test("an agent still calling tools at its 50th model turn gives no answer: a failure under onFailure", async () => {
+    const project = (turns: object[], hook: object) =>
+      fresh({
+        "s.json": { runs: [{ match: "^Check the project policy", turns }, MAIN_RUN] },
+        "keep.txt": "kept",
+        "gatehouse.json": settings(hook),
+      });
+    // The answer on turn 50 counts; the one on turn 51 is never asked for.
+    const onTime = await project([...searching(49), { text: '{"ok": false, "reason": "not here"}' }], agentHook());
+    const r50 = await gatehouse(["run", "-p", "clean up"], { cwd: onTime });
+    assert.equal(r50.code, 0, r50.stderr);
+    assert.match(r50.stdout, /^tool said: .*not here/);
+    assert.equal(existsSync(join(onTime, "ran")), false);
+
+    const late = [...searching(50), { text: '{"ok": false, "reason": "too late"}' }];
+    const open = await project(late, agentHook());
+    const r51 = await gatehouse(["run", "-p", "clean up"], { cwd: open });
+    assert.equal(r51.code, 0, r51.stderr);
+    assert.equal(existsSync(join(open, "ran")), true, "no answer fails open, as in Claude Code");
+    assert.match(r51.stderr, /PreToolUse hook \(config, hooks\.PreToolUse\[0\]\.hooks\[0\]\) .*: no decision/);
+
+    const closed = await project(late, agentHook({ onFailure: "block" }));
+    const blocked = await gatehouse(["run", "-p", "clean up"], { cwd: closed });
+    assert.equal(blocked.code, 0, blocked.stderr);
+    assert.equal(existsSync(join(closed, "ran")), false, "a guard set to fail closed blocks");
+    assert.match(blocked.stdout, /^tool said: .*a required hook gave no decision/);
+  });
+});
+
+// The agent's model as a real OpenAI-protocol server, so the test sees exactly what it was sent.
+const KEY = "plain-agent-hook-key-0123456789"; // not key-shaped: only masking by value catches it
+const SECRET = "hunter2-not-for-any-model";
+const ANTHROPIC_SHAPED = "sk-ant-abcdefghijklmnopqrstuvwx";
+
+const chunk = (delta: unknown, finish: string | null = null) => ({
+  id: "chatcmpl-1",
+  object: "chat.completion.chunk",
+  created: 1700000000,
+  model: "gpt-test",
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
+const toolCalls = (...calls: { name: string; input: object }[]): { sse: SseFrame[] } => ({
+  sse: [
+    {
+      data: chunk({
+        role: "assistant",
+        content: null,
+        tool_calls: calls.map((c, index) => ({
+          index,
+          id: `call_${index}`,
+          type: "function",
+          function: { name: c.name, arguments: JSON.stringify(c.input) },
+        })),
+      }),
+    },
+    { data: chunk({}, "tool_calls") },
+    { data: "[DONE]" },
+  ],
+});
+const answer = (text: string): { sse: SseFrame[] } => ({
+  sse: [{ data: chunk({ role: "assistant", content: text }) }, { data: chunk({}, "stop") }, { data: "[DONE]" }],
+});
+/** The text of each tool message the agent's model was sent, by tool call id. */
+// biome-ignore lint/suspicious/noExplicitAny: wire JSON
+const toolMessages = (body: any): Record<string, string> =>
+  Object.fromEntries(
+    (body.messages as { role: string; tool_call_id?: string; content: string }[])
+      .filter((m) => m.role === "tool")
+      .map((m) => [m.tool_call_id, m.content]),
+  );
+
+describe("agent hooks against a provider's server", { concurrency: 1 }, () => {
+  const fresh = tempProjects();
+  let server: MockServer;
+  let silent: Server;
+  let silentOrigin: string;
+  before(async () => {
+    server = await startMockServer();
+    // A provider that never answers.
+    silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    silentOrigin = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    await server.close();
+    silent.closeAllConnections();
+    await new Promise((resolve) => silent.close(resolve));
+  });
+
+  const agentProject = (files: Record<string, unknown>, hook: object = {}) =>
+    fresh({
+      "s.json": {
+        runs: [{ turns: [{ toolCalls: [{ name: "Bash", input: { command: "touch ran" } }] }, { text: "done" }] }],
+      },
+      "gatehouse.json": settings(agentHook({ model: "openai:gpt-test", ...hook })),
+      ...files,
+    });
+  const run = (cwd: string, origin = server.origin) => {
+    server.requests.length = 0;
+    return gatehouse(["run", "-p", "go"], { cwd, env: { OPENAI_API_KEY: KEY, OPENAI_BASE_URL: `${origin}/v1` } });
+  };
+
+  test("a read a deny or ask rule covers is refused, and a search of the folder skips the file: its secret never reaches the agent's model", async () => {
+    const cwd = await agentProject({
+      ".env": `DB_PASSWORD=${SECRET}\n`,
+      "ask.txt": `also ${SECRET}\n`,
+      "README.md": "nothing to see\n",
+      ".claude/settings.json": { permissions: { deny: ["Read(./.env)"], ask: ["Read(./ask.txt)"] } },
+    });
+    server.reply(
+      toolCalls(
+        { name: "Read", input: { file_path: ".env" } },
+        { name: "Read", input: { file_path: "ask.txt" } },
+        { name: "Grep", input: { pattern: "hunter2", path: ".", output_mode: "content" } },
+        { name: "Glob", input: { pattern: "*" } },
+      ),
+      answer('{"ok": true}'),
+    );
+    const r = await run(cwd);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(existsSync(join(cwd, "ran")), true);
+    assert.equal(server.requests.length, 2);
+    const [first, second] = server.requests.map((q) => q.body);
+    assert.deepEqual(
+      first.tools.map((t: { function: { name: string } }) => t.function.name),
+      ["Read", "Grep", "Glob"],
+    );
+    const results = toolMessages(second);
+    // (HOME is the project folder here: its .claude/settings.json is read as the user's.)
+    assert.match(results.call_0 ?? "", /denied \(rule Read\(\.\/\.env\) from user settings\)/);
+    assert.match(results.call_1 ?? "", /Read\(\.\/ask\.txt\) from user settings asks, and no one can be asked/);
+    assert.equal(results.call_2, "No matches found");
+    assert.match(results.call_3 ?? "", /README\.md/);
+    assert.doesNotMatch(results.call_3 ?? "", /\.env|ask\.txt/);
+    assert.ok(!JSON.stringify(server.requests).includes(SECRET), "the secret is in no request");
+  });
+
+  test("a key in a file the agent may read, and in the hook input, reaches its model masked", async () => {
+    const cwd = await fresh({
+      "s.json": {
+        runs: [
+          { turns: [{ toolCalls: [{ name: "Bash", input: { command: `echo ${KEY} > ran` } }] }, { text: "done" }] },
+        ],
+      },
+      "notes.txt": `OPENAI_API_KEY=${KEY}\nbackup key ${ANTHROPIC_SHAPED}\n`,
+      "gatehouse.json": settings(agentHook({ model: "openai:gpt-test" })),
+    });
+    server.reply(toolCalls({ name: "Read", input: { file_path: "notes.txt" } }), answer('{"ok": true}'));
+    const r = await run(cwd);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(server.requests.length, 2);
+    const sent = JSON.stringify(server.requests.map((q) => q.body));
+    assert.ok(!sent.includes(KEY), "the provider key is in no request body");
+    assert.ok(!sent.includes(ANTHROPIC_SHAPED), "nor a key-shaped string");
+    assert.match(
+      toolMessages(server.requests[1]?.body).call_0 ?? "",
+      /OPENAI_API_KEY=\*\*\*\*\n.*backup key \*\*\*\*/s,
+    );
+    assert.match(JSON.stringify(server.requests[0]?.body.messages), /echo \*\*\*\* > ran/);
+  });
+
+  test("an agent whose model does not answer in time fails open, or closed with onFailure block", async () => {
+    const open = await agentProject({}, { timeout: 1 });
+    const r = await run(open, silentOrigin);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(existsSync(join(open, "ran")), true);
+    assert.match(r.stderr, /timed out after 1 s: no decision/);
+
+    const closed = await agentProject({}, { timeout: 1, onFailure: "block" });
+    const blocked = await run(closed, silentOrigin);
+    assert.equal(blocked.code, 0, blocked.stderr);
+    assert.equal(existsSync(join(closed, "ran")), false);
+    assert.match(blocked.stderr, /timed out after 1 s: blocked \(onFailure: block\)/);
+  });
+});
