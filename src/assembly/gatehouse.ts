@@ -108,6 +108,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
         onSessionEnv: host.onSessionEnv,
         evaluatePrompt: host.evaluatePrompt,
         evaluateAgent: host.evaluateAgent,
+        runUsage: host.runUsage,
         callMcpTool: host.callMcpTool,
       });
       return [{ plugin, trusted: true } satisfies PluginSpec];

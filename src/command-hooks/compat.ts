@@ -152,11 +152,11 @@ export const CLAUDE_CODE_HANDLER_TYPES: readonly CompatRow[] = [
   differs("http", "header variables pass the environment policy too"),
   differs(
     "prompt",
-    "the configured model answers unless `model` names a Gatehouse model spec (`provider:model`); its call is not hooked; secrets in the input are masked; `onFailure` applies",
+    "the configured model answers unless `model` names a Gatehouse model spec (`provider:model`); its call is not hooked and its tokens count in the run's usage; secrets in the input are masked; `onFailure` applies",
   ),
   differs(
     "agent",
-    "as in Claude Code (Read, Grep and Glob, 50 turns, 60 s, continues on block), with `model` as for `prompt`; its model and tool calls are not hooked; every read meets the permission rules with no one to ask (a deny or ask rule refuses it; a search skips such files); its prompt and every tool result are masked; `onFailure` applies",
+    "as in Claude Code (Read, Grep and Glob, 50 turns, 60 s, continues on block), with `model` as for `prompt`; its model and tool calls are not hooked and its tokens count in the run's usage; every read meets the permission rules with no one to ask (a deny or ask rule refuses it; a search skips such files); its prompt and every tool result are masked; `onFailure` applies",
   ),
   differs(
     "mcp_tool",

@@ -8,7 +8,7 @@ import { hookEnv } from "./env.js";
 import type { CommandHookEvent } from "./events.js";
 import { nativePayload } from "./foreign.js";
 import { expandHeaders } from "./headers.js";
-import { type AgentEvaluator, type PromptEvaluator, runModelHandler } from "./prompt-handler.js";
+import { type AgentEvaluator, type PromptEvaluator, runModelHandler, type UsageSink } from "./prompt-handler.js";
 import { interpret, NO_OUTCOME, type RawOutcome } from "./protocol.js";
 import type { CommandHandlerDef, HandlerDefinition, HttpHandlerDef, McpToolHandlerDef, OnFailure } from "./settings.js";
 import type { NormalizedVerdict } from "./verdict.js";
@@ -49,6 +49,8 @@ export interface ExecutorOptions {
   evaluatePrompt?: PromptEvaluator;
   /** The read-only agent `agent` handlers run; without it they fail (under their onFailure). */
   evaluateAgent?: AgentEvaluator;
+  /** Where `prompt` and `agent` handlers' model calls count their tokens: the run the event belongs to. */
+  onModelUsage?: UsageSink;
   /** Calls a connected MCP server's tool for `mcp_tool` handlers; without it they fail. */
   callMcpTool?: McpToolCaller;
 }
@@ -88,6 +90,7 @@ export async function runCommandHandler(
       env: opts.env ?? process.env,
       evaluatePrompt: opts.evaluatePrompt,
       evaluateAgent: opts.evaluateAgent,
+      onUsage: opts.onModelUsage,
     });
     return { ...raw, durationMs: performance.now() - started, verdict };
   }

@@ -9,7 +9,7 @@ import { createEnvFile } from "./env-file.js";
 import { type CommandHookEvent, notificationTypeOf } from "./events.js";
 import type { McpToolCaller } from "./executor.js";
 import { buildPayload, type EventInputs, type PermissionMode } from "./payload.js";
-import type { AgentEvaluator, PromptEvaluator } from "./prompt-handler.js";
+import type { AgentEvaluator, PromptEvaluator, UsageSink } from "./prompt-handler.js";
 import { reportRuns } from "./report.js";
 import type { ConfiguredHandler } from "./sources.js";
 import { HOOK_BLOCK_REASON, HOOK_STOP_REASON } from "./verdict.js";
@@ -33,6 +33,11 @@ export interface CommandHooksPluginOptions {
   readonly evaluatePrompt?: PromptEvaluator;
   /** The read-only agent `agent` handlers run. */
   readonly evaluateAgent?: AgentEvaluator;
+  /**
+   * Where a `prompt` or `agent` handler's model calls count their tokens: the usage of the run
+   * with this id (undefined when it is no run under way, e.g. `SessionEnd` from `sessions rm`).
+   */
+  readonly runUsage?: (runId: string) => UsageSink | undefined;
   /** Calls a connected MCP server's tool, for `mcp_tool` handlers. */
   readonly callMcpTool?: McpToolCaller;
   /** The permission mode in force: every payload's `permission_mode`. */
@@ -95,6 +100,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): Pl
       ...(variables ? { variables } : {}),
       ...(options.evaluatePrompt ? { evaluatePrompt: options.evaluatePrompt } : {}),
       ...(options.evaluateAgent ? { evaluateAgent: options.evaluateAgent } : {}),
+      onModelUsage: options.runUsage?.(ctx.runId),
       ...(options.callMcpTool ? { callMcpTool: options.callMcpTool } : {}),
     });
     if (log) reportRuns(log, event, merged.runs);

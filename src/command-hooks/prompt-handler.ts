@@ -1,11 +1,13 @@
 import { z } from "zod";
 import { type Env, isGatehouseSecret, isProviderCredential } from "../core/env-policy.js";
 import { MASK, maskSecrets } from "../core/secrets.js";
-import type { HookAgentRequest, HookModelRequest } from "../runtime/hook-model.js";
+import type { HookAgentRequest, HookModelRequest, UsageSink } from "../runtime/hook-model.js";
 import { type CommandHookEvent, EVENT_SPECS } from "./events.js";
 import { type Ctx, failure, keepFields, NO_OUTCOME, type RawOutcome } from "./protocol.js";
 import type { ModelHandlerDef, OnFailure } from "./settings.js";
 import type { HookError, NormalizedVerdict } from "./verdict.js";
+
+export type { UsageSink } from "../runtime/hook-model.js";
 
 /**
  * Claude Code's model-evaluated handlers. `prompt`: one model call decides. `agent`: a read-only
@@ -82,6 +84,7 @@ export interface ModelHandlerOptions {
   /** Without it `prompt` handlers fail (under their onFailure); the same for `agent` and `evaluateAgent`. */
   readonly evaluatePrompt?: PromptEvaluator | undefined;
   readonly evaluateAgent?: AgentEvaluator | undefined;
+  readonly onUsage?: UsageSink | undefined;
 }
 
 /** A `prompt` or `agent` handler: its model's `{ok, reason}` as a verdict; a failure under its onFailure. */
@@ -115,6 +118,7 @@ export async function runModelHandler(
       system: def.type === "agent" ? AGENT_HOOK_SYSTEM : PROMPT_HOOK_SYSTEM,
       prompt: promptHookText(def.prompt, input, o.env),
       signal: both,
+      onUsage: o.onUsage,
     });
   } catch (e) {
     if (signal?.aborted) return { raw: { ...raw, aborted: true }, verdict: { error: "aborted" } };

@@ -1,5 +1,6 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { HookEngine } from "../hooks/engine.js";
+import type { ModelUsage } from "../models/collect.js";
 import type { PermissionPolicy } from "../permissions/index.js";
 import type { HostLogger } from "../plugins/host.js";
 import type { SessionStore } from "../store/types.js";
@@ -64,4 +65,9 @@ export interface RuntimeDeps {
   readonly sessionsOpened: Set<string>;
   /** Variables hooks set for a session's later tool processes (Claude Code's `CLAUDE_ENV_FILE`). */
   readonly sessionEnv: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  /**
+   * Each run under way (by run id, until its record is written) and where its usage is counted: a
+   * command hook's own model calls (`prompt`, `agent`) count in the run whose event fired it.
+   */
+  readonly runUsage: Map<string, (usage: ModelUsage) => void>;
 }

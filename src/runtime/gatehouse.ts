@@ -18,7 +18,7 @@ import { auditInterceptor, debugInterceptor } from "./audit.js";
 import type { ModelResolver, ResolvedModel, RuntimeConfig, RuntimeDeps } from "./deps.js";
 import { recoverAbandonedRuns } from "./doors/unchecked.js";
 import { dropEvents, RunEventChannel } from "./events.js";
-import { hookAgentCall, hookMcpCall, hookModelCall } from "./hook-model.js";
+import { hookAgentCall, hookMcpCall, hookModelCall, type UsageSink } from "./hook-model.js";
 import { pluginTool } from "./plugin-tool.js";
 import { executeRun } from "./run.js";
 import { SlashCommands } from "./slash.js";
@@ -98,6 +98,8 @@ export interface LatePluginHost {
   readonly evaluatePrompt: ReturnType<typeof hookModelCall>;
   /** The read-only agent `agent` command hooks run (their tools meet `permissions` with no one to ask). */
   readonly evaluateAgent: ReturnType<typeof hookAgentCall>;
+  /** Where a hook's own model calls count their usage: the run with this id, while it is under way. */
+  readonly runUsage: (runId: string) => UsageSink | undefined;
   /** A connected MCP server's tool, for `mcp_tool` command hooks. */
   readonly callMcpTool: ReturnType<typeof hookMcpCall>;
 }
@@ -159,6 +161,7 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
   let mcp: McpServerPool | undefined;
   let starting: Promise<RuntimeDeps> | undefined;
   const sessionEnv = new Map<string, Readonly<Record<string, string>>>();
+  const runUsage = new Map<string, UsageSink>();
 
   // What plugins added at start (the assembly's command hooks) may use of the runtime.
   let models: ModelResolver | undefined;
@@ -167,6 +170,7 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
     onSessionEnv: (sessionId, variables) => sessionEnv.set(sessionId, { ...sessionEnv.get(sessionId), ...variables }),
     evaluatePrompt: (request) => hookModelCall(models as ModelResolver)(request),
     evaluateAgent: (request) => hookAgentCall(models as ModelResolver, permissions, config.cwd)(request),
+    runUsage: (runId) => runUsage.get(runId),
     callMcpTool: hookMcpCall(
       () => deps?.tools,
       config.cwd,
@@ -254,6 +258,7 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
       permissions,
       sessionsOpened: new Set(),
       sessionEnv,
+      runUsage,
     };
   }
 

@@ -1,7 +1,7 @@
 import { realpathSync } from "node:fs";
 import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { messageText, type ToolResultPart } from "../core/message.js";
-import { type CollectedResponse, type CollectedToolCall, collectStream } from "../models/collect.js";
+import { type CollectedResponse, type CollectedToolCall, collectStream, type ModelUsage } from "../models/collect.js";
 import { type PromptMessage, toModelPrompt } from "../models/prompt.js";
 import { toModelTools } from "../models/tools.js";
 import type { PermissionPolicy } from "../permissions/index.js";
@@ -11,6 +11,9 @@ import type { ModelResolver } from "./deps.js";
 import { denialText, InvalidInput, parseInput } from "./doors/tool.js";
 import { notices } from "./notices.js";
 
+/** Where a hook's model calls count their tokens: the usage of the run whose event fired the hook. */
+export type UsageSink = (usage: ModelUsage) => void;
+
 /** One evaluation by a `prompt` or `agent` command hook: `model` is a Gatehouse spec, or undefined for the configured model. */
 export interface HookModelRequest {
   readonly model: string | undefined;
@@ -18,6 +21,8 @@ export interface HookModelRequest {
   /** Already masked. */
   readonly prompt: string;
   readonly signal: AbortSignal;
+  /** Told each model call's usage; absent for a hook that fired outside a run. */
+  readonly onUsage?: UsageSink | undefined;
 }
 
 export interface HookAgentRequest extends HookModelRequest {
@@ -30,7 +35,7 @@ export interface HookAgentRequest extends HookModelRequest {
 /**
  * The model call of a `prompt` command hook: the configured model, or the spec the handler
  * names. It goes straight to the provider, outside any run: no hook sees it (a hook's own
- * evaluation must not fire hooks), and it is not stored.
+ * evaluation must not fire hooks), and it is not stored. Its usage goes to `onUsage`.
  */
 export function hookModelCall(models: ModelResolver) {
   return async (request: HookModelRequest): Promise<string> => {
@@ -156,7 +161,7 @@ async function hookModel(models: ModelResolver, spec: string | undefined): Promi
 
 const userMessage = (text: string): PromptMessage => ({ role: "user", parts: [{ type: "text", text }] });
 
-/** One model call of a hook's evaluation. */
+/** One model call of a hook's evaluation, its usage counted where the request says. */
 async function hookModelTurn(
   model: LanguageModelV3,
   prompt: LanguageModelV3Prompt,
@@ -168,7 +173,9 @@ async function hookModelTurn(
     ...(tools ? { tools: [...tools] } : {}),
     abortSignal: request.signal,
   });
-  return collectStream(stream);
+  const response = await collectStream(stream);
+  request.onUsage?.(response.usage);
+  return response;
 }
 
 /**

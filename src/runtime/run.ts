@@ -82,9 +82,11 @@ export async function executeRun(
     // A cancelled run does not wait out its hooks' timeouts.
     const cancelHooks = () => deps.engine.cancelRun(run.id);
     signal.addEventListener("abort", cancelHooks, { once: true });
+    deps.runUsage.set(run.id, (usage) => state.addUsage(usage));
     try {
       return await runWithContext(context, () => lifecycle(deps, state, session, created, context));
     } finally {
+      deps.runUsage.delete(run.id);
       signal.removeEventListener("abort", cancelHooks);
     }
   } finally {
@@ -299,6 +301,8 @@ async function agentLoop(deps: RuntimeDeps, state: RunState, depth: number): Pro
  * (and, when the scrub has to wait for recovery, without the output it would remove).
  */
 async function endRun(deps: RuntimeDeps, state: RunState): Promise<void> {
+  // The usage is final from here: a hook's model call after this (agent_end) has no run to count in.
+  deps.runUsage.delete(state.runId);
   if (!state.leftForRecovery) await deps.store.finishRun(state.runId, ...storedEnd(state));
   if (!deps.engine.hasHooks("agent_end")) return;
   const stored = await deps.store.runMessages(state.runId);

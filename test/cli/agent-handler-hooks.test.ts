@@ -1,7 +1,8 @@
 // Claude Code's `agent` handler: a read-only agent (Read, Grep, Glob; at most 50 model turns)
 // checks the hook's condition and answers {ok, reason}; it continues on block, so a PreToolUse
 // `ok: false` denies the call and the model reads the reason. Its reads meet the permission rules
-// with no one to ask; what its model reads is masked.
+// with no one to ask; what its model reads is masked. And what a `prompt` or `agent` hook's model
+// calls cost counts in the run's usage.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -102,6 +103,50 @@ describe("agent hooks (scripted models)", { concurrency: 2 }, () => {
     assert.equal(blocked.code, 0, blocked.stderr);
     assert.equal(existsSync(join(closed, "ran")), false, "a guard set to fail closed blocks");
     assert.match(blocked.stdout, /^tool said: .*a required hook gave no decision/);
+  });
+
+  test("what prompt and agent hooks' model calls cost counts in the run's usage (--json and the stored run)", async () => {
+    const usage = (inputTokens: number, outputTokens: number) => ({ usage: { inputTokens, outputTokens } });
+    const script = {
+      runs: [
+        { match: "^Prompt check", turns: [{ text: '{"ok": true}', ...usage(1000, 100) }] },
+        {
+          match: "^Agent check",
+          turns: [
+            { toolCalls: [{ name: "Glob", input: { pattern: "*.md" } }], ...usage(20_000, 2000) },
+            { text: '{"ok": true}', ...usage(300_000, 30_000) },
+          ],
+        },
+        {
+          turns: [
+            { toolCalls: [{ name: "Bash", input: { command: "touch ran" } }], ...usage(10, 1) },
+            { text: "done", ...usage(10, 1) },
+          ],
+        },
+      ],
+    };
+    const cwd = await fresh({
+      "s.json": script,
+      "gatehouse.json": settings(
+        { type: "prompt", prompt: "Prompt check: $ARGUMENTS" },
+        { type: "agent", prompt: "Agent check: $ARGUMENTS" },
+      ),
+    });
+    const r = await gatehouse(["run", "--json", "--session", "s-usage", "-p", "go"], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout) as { steps: number; usage: { inputTokens: number; outputTokens: number } };
+    assert.equal(existsSync(join(cwd, "ran")), true);
+    assert.equal(result.steps, 2);
+    assert.deepEqual([result.usage.inputTokens, result.usage.outputTokens], [321_020, 32_102]);
+    const show = await gatehouse(["sessions", "show", "s-usage", "--json"], { cwd });
+    assert.equal(show.code, 0, show.stderr);
+    const runs = (JSON.parse(show.stdout) as { runs: { usage?: { inputTokens: number; outputTokens: number } }[] })
+      .runs;
+    assert.deepEqual(
+      [runs[0]?.usage?.inputTokens, runs[0]?.usage?.outputTokens],
+      [321_020, 32_102],
+      "the stored run counts them too",
+    );
   });
 });
 

@@ -1,11 +1,12 @@
 // The agent of an `agent` command hook (src/runtime/hook-model.ts): what its tools may read, what
-// its model is told, and that the caller's signal stops it.
+// its model is told, where its usage goes, and that the caller's signal stops it.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
+import type { ModelUsage } from "../../src/models/collect.js";
 import { createScriptedModel, type ScriptInput } from "../../src/models/scripted.js";
 import { type PermissionMode, PermissionPolicy, type PermissionRule, parseRule } from "../../src/permissions/index.js";
 import type { ModelResolver } from "../../src/runtime/deps.js";
@@ -126,18 +127,43 @@ describe("a hook's agent", () => {
     assert.match(await run(policy("plan", { deny: [], ask: [], allow: [] })), /nothing secret here/);
   });
 
-  test("the caller's signal stops the loop", async () => {
+  test("each model call's usage goes to the request's sink; the caller's signal stops the loop", async () => {
     const script = {
       runs: [
         {
           turns: [
-            { toolCalls: [{ name: "Glob", input: { pattern: "*.md" } }] },
-            { toolCalls: [{ name: "Glob", input: { pattern: "*.md" } }] },
-            { text: "done" },
+            { toolCalls: [{ name: "Glob", input: { pattern: "*.md" } }], usage: { inputTokens: 5, outputTokens: 1 } },
+            { toolCalls: [{ name: "Glob", input: { pattern: "*.md" } }], usage: { inputTokens: 7, outputTokens: 2 } },
+            { text: "done", usage: { inputTokens: 11, outputTokens: 3 } },
           ],
         },
       ],
     };
+    const seen: ModelUsage[] = [];
+    const open = recording(script);
+    const reply = await hookAgentCall(
+      open.models,
+      policy("default", { deny: [], ask: [], allow: [] }),
+      project,
+    )({
+      model: undefined,
+      system: "s",
+      prompt: "p",
+      signal: new AbortController().signal,
+      maxTurns: 50,
+      mask: (t) => t,
+      onUsage: (u) => seen.push(u),
+    });
+    assert.equal(reply, "done");
+    assert.deepEqual(
+      seen.map((u) => [u.inputTokens, u.outputTokens]),
+      [
+        [5, 1],
+        [7, 2],
+        [11, 3],
+      ],
+    );
+
     const controller = new AbortController();
     const stopped = recording(script, (n) => {
       if (n === 2) controller.abort();
