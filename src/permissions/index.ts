@@ -9,6 +9,7 @@ export {
   PermissionPolicy,
   type PermissionPolicyOptions,
 } from "./policy.js";
+export { withRealPath } from "./real-path.js";
 export {
   commandPattern,
   type ParsedRule,

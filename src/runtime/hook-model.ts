@@ -1,10 +1,9 @@
-import { realpathSync } from "node:fs";
 import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { messageText, type ToolResultPart } from "../core/message.js";
 import { type CollectedResponse, type CollectedToolCall, collectStream, type ModelUsage } from "../models/collect.js";
 import { type PromptMessage, toModelPrompt } from "../models/prompt.js";
 import { toModelTools } from "../models/tools.js";
-import type { PermissionPolicy } from "../permissions/index.js";
+import { type PermissionPolicy, withRealPath } from "../permissions/index.js";
 import { createGlobTool, createGrepTool, createReadTool } from "../tools/builtin/index.js";
 import { type Tool, type ToolContext, ToolError } from "../tools/types.js";
 import type { ModelResolver } from "./deps.js";
@@ -139,20 +138,6 @@ async function readOnlyCall(
     ctx.signal.throwIfAborted();
     return result(error instanceof ToolError ? error.message : `${call.toolName} failed`, true);
   }
-}
-
-/** The input, and the same with its path resolved through symbolic links (a rule names the file, not the link). */
-function withRealPath(input: unknown): unknown[] {
-  const fields = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
-  const key = typeof fields.file_path === "string" ? "file_path" : typeof fields.path === "string" ? "path" : undefined;
-  if (key === undefined) return [input];
-  let real: string;
-  try {
-    real = realpathSync(fields[key] as string);
-  } catch {
-    return [input];
-  }
-  return real === fields[key] ? [input] : [input, { ...fields, [key]: real }];
 }
 
 async function hookModel(models: ModelResolver, spec: string | undefined): Promise<LanguageModelV3> {

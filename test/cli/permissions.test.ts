@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { type CliResult, gatehouse, tempProjects } from "./helpers.js";
@@ -202,6 +202,37 @@ describe("permissions in gatehouse run", { concurrency: 4 }, () => {
     assert.equal(stopped.permissionDenials.length, 1, "the run ended at the first call");
     assert.match(stopped.reply, /The run was stopped: permission to use Bash was denied by a policy \(command-hooks\)/);
     assert.equal(await readFile(join(cwd, "npm-ran"), "utf8"), "test\ntest again\n", "nothing more ran");
+  });
+
+  test("a Read deny rule also keeps Grep and Glob of the folder, and a symbolic link, from the denied file", async () => {
+    const answer = (match: string, name: string, input: object) => ({
+      match,
+      turns: [{ toolCalls: [{ name, input }] }, { text: "said: {{lastToolResult}}" }],
+    });
+    const { cwd } = await project({
+      "secret.txt": "password hunter2\n",
+      "notes.txt": "hunter2 is not here, only its name\n",
+      "s.json": {
+        runs: [
+          answer("^grep", "Grep", { pattern: "hunter2", path: ".", output_mode: "content" }),
+          answer("^glob", "Glob", { pattern: "*.txt" }),
+          answer("^read", "Read", { file_path: "link.txt" }),
+        ],
+      },
+      "gatehouse.json": { model: "scripted:s.json", permissions: { deny: ["Read(./secret.txt)"] } },
+    });
+    await symlink(join(cwd, "secret.txt"), join(cwd, "link.txt"));
+    const ask = async (prompt: string) => jsonOf(await gatehouse(["run", "-p", prompt, "--json"], { cwd }));
+    const grep = await ask("grep");
+    assert.match(grep.reply, /notes\.txt/, "the search ran");
+    assert.doesNotMatch(grep.reply, /secret\.txt|password/);
+    const glob = await ask("glob");
+    assert.match(glob.reply, /notes\.txt/);
+    assert.doesNotMatch(glob.reply, /secret\.txt/);
+    const read = await ask("read");
+    assert.doesNotMatch(read.reply, /password/);
+    assert.match(read.reply, /denied \(rule Read\(\.\/secret\.txt\)/);
+    assert.equal(read.permissionDenials[0]?.rule, "Read(./secret.txt)");
   });
 
   test("hook payloads carry the real permission mode", async () => {

@@ -1,6 +1,7 @@
 import type { Part } from "../../core/message.js";
 import type { Attribution } from "../../hooks/types.js";
 import type { CollectedResponse, CollectedToolCall } from "../../models/collect.js";
+import { withRealPath } from "../../permissions/index.js";
 import type { Tool, ToolContext } from "../../tools/types.js";
 import { settlePermission } from "../approvals.js";
 import type { RuntimeDeps } from "../deps.js";
@@ -202,6 +203,8 @@ async function runToolCall(
     toolCallId,
     sessionId: state.sessionId,
     ...(sessionEnv === undefined ? {} : { env: sessionEnv }),
+    // A search of a folder leaves out the files a Read deny rule names (as Claude Code applies Read rules to Grep and Glob).
+    readable: (file) => denyRuleOf(deps, "Read", { file_path: file }, state.sessionId) === undefined,
   };
   let params = parseInput(tool, call, ctx);
   if (params instanceof InvalidInput) return { output: params.message, isError: true };
@@ -216,7 +219,7 @@ async function runToolCall(
     notRun(await permissionDenied(deps, state, params, denial, message ?? denialNotice(denial)));
 
   // Deny rules come first, in every mode: no hook that could let it through sees a call a rule refuses.
-  const denyRule = permissions.denyRule(toolName, params, state.sessionId);
+  const denyRule = denyRuleOf(deps, toolName, params, state.sessionId);
   if (denyRule) {
     const decision = { behavior: "deny", rule: denyRule, by: "rule" } as const;
     const outcome = await settlePermission(deps, state, { toolName, toolCallId, params, decision });
@@ -295,6 +298,15 @@ async function runToolCall(
   return error === undefined
     ? { output: result, isError: false, ...extra }
     : { output: error, isError: true, ...extra };
+}
+
+/** The deny rule that covers the call, its path taken as given or through symbolic links. */
+function denyRuleOf(deps: RuntimeDeps, toolName: string, input: unknown, sessionId: string) {
+  for (const form of withRealPath(input)) {
+    const rule = deps.permissions.denyRule(toolName, form, sessionId);
+    if (rule) return rule;
+  }
+  return undefined;
 }
 
 /** A tool hook's `stopRun`: the run ends once this step's calls are done (run.ts, then `applyBlock`). */
