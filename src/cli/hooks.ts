@@ -14,6 +14,7 @@ import type {
   MergedVerdict,
 } from "../command-hooks/index.js";
 import type { EnvPolicy } from "../core/env-policy.js";
+import type { LoadedPermissions } from "../permissions/index.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import type { CliLogger } from "./output.js";
 import { projectRelative } from "./paths.js";
@@ -182,6 +183,10 @@ async function guarded(io: CliIO, body: (L: Lib, log: CliLogger) => Promise<Exit
 interface Loaded extends LoadedCommandHooks {
   readonly projectDir: string;
   readonly envPolicy: EnvPolicy;
+  /** The permission rules and mode, as a run reads them (a hook's agent meets them). */
+  readonly permissions: LoadedPermissions;
+  /** The project's model spec, when one is set: `prompt` and `agent` handlers ask it. */
+  readonly model: string | undefined;
 }
 
 /** The same sources, in the same order, as `gatehouse run` reads. */
@@ -211,13 +216,24 @@ async function loadHooks(L: Lib, flags: HooksSourceFlags, io: CliIO): Promise<Lo
   const { load = {} } = settings.commandHooks;
   const { envPolicy } = settings;
   // The permission mode and rules decide whether a PermissionRequest hook can ever fire.
-  const { commandHooks, diagnostics } = L.loadSources({
+  const {
+    commandHooks,
+    permissions: loadedPermissions,
+    diagnostics,
+  } = L.loadSources({
     projectDir: io.cwd,
     commandHooks: { ...load, homeDir: load.homeDir ?? homedir() },
     config: { file: configFile ?? "gatehouse.json", ...(permissions === undefined ? {} : { permissions }) },
     envPolicy,
   });
-  return { ...commandHooks, diagnostics: [...diagnostics], projectDir: io.cwd, envPolicy };
+  return {
+    ...commandHooks,
+    diagnostics: [...diagnostics],
+    projectDir: io.cwd,
+    envPolicy,
+    permissions: loadedPermissions,
+    model: settings.model,
+  };
 }
 
 function formatted(L: Lib, cwd: string, d: Diagnostic): string {
@@ -484,6 +500,7 @@ export function hooksTest(eventName: string, flags: HooksTestFlags, io: CliIO): 
         sessionId: TEST_SESSION,
         env: io.env,
         envPolicy: loaded.envPolicy,
+        ...(await modelEvaluators(event, loaded, io)),
         ...(io.signal === undefined ? {} : { signal: io.signal }),
       });
       if (flags.json) {
@@ -502,6 +519,24 @@ export function hooksTest(eventName: string, flags: HooksTestFlags, io: CliIO): 
       await rm(dir, { recursive: true, force: true });
     }
   });
+}
+
+/**
+ * The project's model for the event's `prompt` and `agent` handlers, as a run's hooks ask it (its
+ * permission rules for an agent's reads). Loaded only when such a handler is configured for the
+ * event; without a model they fail as they would in a run, under their onFailure.
+ */
+async function modelEvaluators(event: CommandHookEvent, loaded: Loaded, io: CliIO) {
+  const evaluated = loaded.handlers.some(
+    (h) => h.event === event && (h.definition.type === "prompt" || h.definition.type === "agent"),
+  );
+  if (!evaluated || loaded.model === undefined) return {};
+  const [{ hookEvaluators }, { permissionPolicy }] = await Promise.all([
+    import("../assembly/hook-evaluators.js"),
+    import("../assembly/sources.js"),
+  ]);
+  const policy = permissionPolicy(loaded.permissions, loaded.projectDir, false);
+  return hookEvaluators(loaded.model, policy, loaded.projectDir, io.env);
 }
 
 /** `--input FILE|-`: a JSON object. */

@@ -3,7 +3,6 @@ import { DEFAULT_ENV_POLICY, type EnvPolicy } from "../core/env-policy.js";
 import { maskSecrets } from "../core/secrets.js";
 import { HookEngine } from "../hooks/engine.js";
 import type { TimeoutOverrides } from "../hooks/registry.js";
-import { resolveModel } from "../models/index.js";
 import { DEFAULT_MAX_RETRIES } from "../models/retry.js";
 import { PermissionPolicy } from "../permissions/index.js";
 import type { PluginEntry, PluginHookOptions } from "../plugins/config.js";
@@ -15,10 +14,11 @@ import type { McpLogger, McpServerPool } from "../tools/mcp.js";
 import type { McpServersConfig } from "../tools/mcp-config.js";
 import type { Tool } from "../tools/types.js";
 import { auditInterceptor, debugInterceptor } from "./audit.js";
-import type { ModelResolver, ResolvedModel, RuntimeConfig, RuntimeDeps } from "./deps.js";
+import type { ModelResolver, RuntimeConfig, RuntimeDeps } from "./deps.js";
 import { recoverAbandonedRuns } from "./doors/unchecked.js";
 import { dropEvents, RunEventChannel } from "./events.js";
 import { hookAgentCall, hookMcpCall, hookModelCall, type UsageSink } from "./hook-model.js";
+import { modelResolver } from "./model-resolver.js";
 import { pluginTool } from "./plugin-tool.js";
 import { executeRun } from "./run.js";
 import { SlashCommands } from "./slash.js";
@@ -302,37 +302,6 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
       await engine.drain();
       await mcp?.close();
       await store?.close();
-    },
-  };
-}
-
-function modelResolver(base: string | LanguageModelV3, cwd: string, env: NodeJS.ProcessEnv | undefined): ModelResolver {
-  const cache = new Map<string, Promise<ResolvedModel>>();
-  const baseSpec = typeof base === "string" ? base : undefined;
-  const load = (spec: string): Promise<ResolvedModel> => {
-    let cached = cache.get(spec);
-    if (!cached) {
-      cached = resolveModel(spec, { cwd, ...(env ? { env } : {}) }).then((model) => ({
-        model,
-        provider: spec.slice(0, spec.indexOf(":")),
-        modelId: model.modelId,
-      }));
-      cache.set(spec, cached);
-    }
-    return cached;
-  };
-  return {
-    resolve(override) {
-      const wanted = override?.modelOverride;
-      if (wanted?.includes(":")) return load(wanted);
-      if (wanted || override?.providerOverride) {
-        const provider = override?.providerOverride ?? baseSpec?.slice(0, baseSpec.indexOf(":"));
-        const id = wanted ?? (typeof base === "string" ? base.slice(base.indexOf(":") + 1) : base.modelId);
-        if (provider) return load(`${provider}:${id}`);
-      }
-      if (baseSpec) return load(baseSpec);
-      const model = base as LanguageModelV3;
-      return Promise.resolve({ model, provider: model.provider, modelId: model.modelId });
     },
   };
 }

@@ -79,4 +79,16 @@ describe("prompt hooks are evaluated by a model", { concurrency: 2 }, () => {
     assert.equal(closed.code, 0, closed.stderr);
     assert.equal(existsSync(join(closedCwd, "ran")), false, "a guard set to fail closed blocks");
   });
+
+  test("hooks test evaluates prompt and agent handlers with the project's model, as a run would", async () => {
+    const cwd = await project(promptHook());
+    const r = await gatehouse(["hooks", "test", "PreToolUse", "--json", "--input", "-"], {
+      cwd,
+      input: JSON.stringify({ tool_input: { command: "rm -rf keep.txt" } }),
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as { merged: { decision?: string; reason?: string } };
+    assert.deepEqual([report.merged.decision, report.merged.reason], ["deny", REASON]);
+    assert.equal(existsSync(join(cwd, "keep.txt")), true, "nothing ran: only the hook was evaluated");
+  });
 });
