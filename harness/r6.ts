@@ -7,6 +7,7 @@ import type { RunResult } from "../src/runtime/types.js";
 import { openStore } from "../src/store/index.js";
 import { captureLogger } from "./capture.js";
 import { runChildCases } from "./r6-children.js";
+import { hookModelCase } from "./r6-hook-models.js";
 import { echoTool, harnessModel } from "./world.js";
 
 /**
@@ -235,6 +236,7 @@ sleep 1000`,
     }
 
     cases.push(...(await runChildCases(dir)));
+    cases.push(await hookModelCase(dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
