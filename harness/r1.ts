@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { notices } from "../src/runtime/notices.js";
 import type { RunResult } from "../src/runtime/types.js";
 import { openMemoryStore, type StoreOptions } from "../src/store/index.js";
 import type { SessionStore } from "../src/store/types.js";
@@ -20,7 +21,7 @@ import {
 } from "./scenario.js";
 import { dropSchema, filesUnder, openScenarioStore, type Sink, sinkHas, textSink } from "./sinks.js";
 import { type Entry, type MarkerKind, Timeline, tapPlugin } from "./timeline.js";
-import { registerMcpResults, releaseMcpServer, scenarioGatehouse, useMcpServer } from "./world.js";
+import { ProviderFaults, registerMcpResults, releaseMcpServer, scenarioGatehouse, useMcpServer } from "./world.js";
 
 /**
  * R1 — canary: blocked content never persists. Each scenario runs through the real runtime on
@@ -35,7 +36,7 @@ const KILL_CHILD = fileURLToPath(new URL("./r1-kill.ts", import.meta.url));
 
 export interface Leak {
   readonly canary: string;
-  readonly kind: BlockKind | "reason" | "killed";
+  readonly kind: BlockKind | "reason" | "failed attempt" | "killed";
   readonly where: string;
   readonly sink: string;
   readonly excerpt: string;
@@ -47,8 +48,22 @@ export interface ScenarioReport {
   readonly leaks: readonly Leak[];
   /** Verdicts that did not take effect, controls the scan did not find, runs that failed. */
   readonly failures: readonly string[];
+  /** How often the permission and retry paths were taken (see COUNTS); none for a killed scenario. */
+  readonly counts: Readonly<Partial<Record<Count, number>>>;
   readonly ms: number;
 }
+
+/** What R1 counts besides canaries: the hooks a denial must reach, and the retries that happened. */
+export const COUNTS = [
+  "permission_denied",
+  "PermissionDenied",
+  "PermissionRequest",
+  "retry told",
+  "revisions",
+  "provider retries",
+  "summary retries",
+] as const;
+export type Count = (typeof COUNTS)[number];
 
 export interface R1Options {
   readonly seed: number;
@@ -78,6 +93,8 @@ export interface R1Figures {
   readonly byPath: Readonly<Record<string, number>>;
   /** Scenarios run in a process killed mid-way. */
   readonly killed: number;
+  /** Summed over the scenarios: the `permission_denied` events and `PermissionDenied` payloads, the retries. */
+  readonly counts: Readonly<Record<Count, number>>;
   readonly failed: readonly ScenarioReport[];
   readonly ms: number;
 }
@@ -94,6 +111,7 @@ export async function runR1(options: R1Options): Promise<R1Figures> {
   let leaks = 0;
   let failures = 0;
   let killed = 0;
+  const counts = Object.fromEntries(COUNTS.map((c) => [c, 0])) as Record<Count, number>;
   const from = options.from ?? 0;
   let next = from;
   // Scenarios run side by side (each with its own runtime, store and folder): most of a
@@ -118,6 +136,10 @@ export async function runR1(options: R1Options): Promise<R1Figures> {
         byKind[t.kind] = (byKind[t.kind] ?? 0) + 1;
         if (t.path) byPath[t.path] = (byPath[t.path] ?? 0) + 1;
       }
+      for (const c of COUNTS) counts[c] += report.counts[c] ?? 0;
+      // The retries are counted where they happened (a plan the run never reached is a failure).
+      byPath["provider-retry"] = (byPath["provider-retry"] ?? 0) + (report.counts["provider retries"] ?? 0);
+      byPath["summary-retry"] = (byPath["summary-retry"] ?? 0) + (report.counts["summary retries"] ?? 0);
       if (scenario.kill) killed++;
       targets += scenario.targets.length;
       controls += scenario.controls.length;
@@ -145,6 +167,7 @@ export async function runR1(options: R1Options): Promise<R1Figures> {
     byKind,
     byPath,
     killed,
+    counts,
     failed,
     ms: performance.now() - started,
   };
@@ -168,7 +191,13 @@ const MARKER_OF: Record<BlockKind, MarkerKind> = {
   "compact-block": "compaction-block",
   "call-rewrite": "call-rewrite",
   "call-block": "tool-block",
+  "deny-rule": "permission-deny",
+  "permreq-deny": "permission-deny",
+  "managed-deny": "permission-deny",
 };
+
+/** The denials a deny rule makes: no hook that could let the call through may see its input. */
+const RULE_DENIALS: ReadonlySet<BlockKind> = new Set(["deny-rule", "managed-deny"]);
 
 const DECIDER: Partial<Record<BlockKind, string>> = {
   "prompt-gate": "policy",
@@ -179,6 +208,9 @@ const DECIDER: Partial<Record<BlockKind, string>> = {
   "response-block": "policy",
   "compact-block": "policy",
   "call-block": "policy",
+  "deny-rule": "permissions",
+  "managed-deny": "permissions",
+  "permreq-deny": "command-hooks",
 };
 
 export interface ScenarioOptions {
@@ -189,6 +221,8 @@ export interface ScenarioOptions {
   readonly mcpUrl?: string;
   /** For the harness's own tests: a store that misbehaves, to show the checks can fail. */
   readonly sabotage?: (store: SessionStore) => SessionStore;
+  /** For the harness's own tests: how many attempts of each planned provider failure fail (default 1). */
+  readonly failingAttempts?: number;
   /** Where runs are sent: the runtime's API (default), or `gatehouse serve`'s HTTP API (JSON and SSE). */
   readonly surface?: Surface;
 }
@@ -221,6 +255,7 @@ async function runInProcess(scenario: Scenario, options: ScenarioOptions): Promi
   const results: RunResult[] = [];
   const errors: string[] = [];
   const failures: string[] = [];
+  const faults = new ProviderFaults(scenario.providerFaults, options.failingAttempts);
   const opened = await openScenarioStore({
     kind: scenario.store,
     dir,
@@ -240,6 +275,7 @@ async function runInProcess(scenario: Scenario, options: ScenarioOptions): Promi
       ...(options.mcpUrl ? { mcpUrl: options.mcpUrl } : {}),
       plugins: [tapPlugin()],
       onModelCall: (prompt) => timeline.push({ type: "model", prompt }),
+      faults,
     });
     timeline.tap(gatehouse);
     if (options.surface === "http") {
@@ -299,7 +335,53 @@ async function runInProcess(scenario: Scenario, options: ScenarioOptions): Promi
     hookText,
     failures,
   });
-  return { scenario, description: describeScenario(scenario), leaks, failures, ms: performance.now() - started };
+  const counts = count(scenario, timeline, hookText, faults, failures);
+  return {
+    scenario,
+    description: describeScenario(scenario),
+    leaks,
+    failures,
+    counts,
+    ms: performance.now() - started,
+  };
+}
+
+/**
+ * The permission and retry paths a scenario took: each `permission_denied` event (the tap plugin
+ * makes the runtime emit it) and `PermissionDenied` / `PermissionRequest` payload, each denial the
+ * model was told it may retry, each revision, each provider failure tried again. A planned
+ * provider failure that was not tried again (or never reached) is a failure of the scenario.
+ */
+function count(
+  scenario: Scenario,
+  timeline: Timeline,
+  hookText: string,
+  faults: ProviderFaults,
+  failures: string[],
+): Partial<Record<Count, number>> {
+  const payloads = (event: string) => hookText.split(`"hook_event_name":"${event}"`).length - 1;
+  const markers = timeline.markers();
+  let retried = 0;
+  for (const f of scenario.providerFaults.steps) {
+    const attempts = faults.attempts.get(`${f.tag}#${f.step}`) ?? 0;
+    if (attempts >= 2) retried++;
+    else
+      failures.push(
+        attempts === 0
+          ? `the provider failure planned at model call ${f.step} of run ${f.tag} was never reached`
+          : `the provider failure at model call ${f.step} of run ${f.tag} was not tried again`,
+      );
+  }
+  if (faults.summaryAttempts === 1) failures.push("the compaction summary that failed part-way was not tried again");
+  return {
+    permission_denied: timeline.entries.filter((e) => e.type === "hook" && e.hook === "permission_denied").length,
+    PermissionDenied: payloads("PermissionDenied"),
+    PermissionRequest: payloads("PermissionRequest"),
+    "retry told": markers.filter((m) => m.denial?.retry).length,
+    revisions: markers.filter((m) => m.kind === "revise").length,
+    "provider retries": retried,
+    "summary retries": faults.summaryAttempts >= 2 ? 1 : 0,
+  };
 }
 
 /** The scenario's database as the HTTP surface's records open it (the same file, schema or memory). */
@@ -350,6 +432,7 @@ async function runKilled(scenario: Scenario, options: ScenarioOptions): Promise<
       ...scenario.targets.map((t) => ({ canary: t.canary, where: t.where })),
       ...scenario.controls.map((canary) => ({ canary, where: "a control" })),
       ...scenario.reasons.map((canary) => ({ canary, where: "an internal reason" })),
+      ...failedAttempts(scenario),
     ];
     for (const { canary, where } of everything)
       for (const sink of sinks)
@@ -364,7 +447,14 @@ async function runKilled(scenario: Scenario, options: ScenarioOptions): Promise<
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  return { scenario, description: describeScenario(scenario), leaks, failures, ms: performance.now() - started };
+  return {
+    scenario,
+    description: describeScenario(scenario),
+    leaks,
+    failures,
+    counts: {},
+    ms: performance.now() - started,
+  };
 }
 
 function checkOutcome(run: Scenario["runs"][number], result: RunResult): string[] {
@@ -459,6 +549,9 @@ function check(scenario: Scenario, s: Sinks): Leak[] {
     const decider = DECIDER[target.kind];
     if (decider && marker.pluginId !== decider)
       s.failures.push(`${target.kind} in run ${target.runTag} attributed to ${marker.pluginId}, expected ${decider}`);
+    if (marker.denial) s.failures.push(...checkDenial(scenario, target, marker, s));
+    if (target.revisedBy && !timeline.markers().some((m) => m.kind === "revise" && m.runId === marker.runId))
+      s.failures.push(`run ${target.runTag}: the draft was not sent back for revision (by ${target.revisedBy})`);
     for (const e of timeline.entries) {
       if (e.seq <= marker.seq || e.type === "marker") continue;
       if (timeline.text(e).includes(target.canary)) leak(target, entrySink(e));
@@ -498,7 +591,54 @@ function check(scenario: Scenario, s: Sinks): Leak[] {
   ];
   for (const reason of scenario.reasons)
     scan({ canary: reason, kind: "reason", where: "an internal reason" }, everything);
+  for (const attempt of failedAttempts(scenario)) scan({ ...attempt, kind: "failed attempt" }, everything);
   return leaks;
+}
+
+/** The tokens of the provider's failed attempts: the attempt is discarded, so nothing may hold them. */
+function failedAttempts(scenario: Scenario): { canary: string; where: string }[] {
+  const { steps, summary } = scenario.providerFaults;
+  return [
+    ...steps.map((f) => ({ canary: f.token, where: `a failed attempt of model call ${f.step} of run ${f.tag}` })),
+    ...(summary ? [{ canary: summary, where: "a compaction summary that failed part-way" }] : []),
+  ];
+}
+
+/**
+ * A denial, beyond "nothing after it holds the input": a deny rule's comes from the source the
+ * scenario wrote it to (managed settings for `scp`), and no hook that could let the call through
+ * (`before_tool_call` / `PreToolUse`, `permission_request` / `PermissionRequest`) ever saw it;
+ * with command hooks, `PermissionDenied` was told; a retry the model was to be told of was told,
+ * and reached the stored result.
+ */
+function checkDenial(scenario: Scenario, target: Target, marker: Marker, s: Sinks): string[] {
+  const problems: string[] = [];
+  const say = (what: string) => problems.push(`${target.kind} in run ${target.runTag}: ${what}`);
+  const denial = marker.denial as NonNullable<Marker["denial"]>;
+  const hookSaw = (event: string) =>
+    s.hookText.split("\n").some((l) => l.includes(`"hook_event_name":"${event}"`) && l.includes(target.canary));
+  if (RULE_DENIALS.has(target.kind)) {
+    const source = target.kind === "managed-deny" ? "managed" : scenario.denySource;
+    if (denial.deniedBy !== "rule" || denial.source !== source)
+      say(`denied by ${denial.deniedBy} from ${denial.source ?? "nowhere"}, expected a rule from ${source} settings`);
+    const saw = s.timeline.entries.find(
+      (e) =>
+        e.type === "hook" &&
+        (e.hook === "before_tool_call" || e.hook === "permission_request") &&
+        s.timeline.text(e).includes(target.canary),
+    );
+    if (saw?.type === "hook") say(`${saw.hook} saw a call a deny rule refuses`);
+    for (const event of ["PreToolUse", "PermissionRequest"])
+      if (hookSaw(event)) say(`the ${event} hook saw a call a deny rule refuses`);
+  } else if (denial.deniedBy !== "hook") say(`denied by ${denial.deniedBy}, expected the PermissionRequest hook`);
+  if (scenario.commandHooks && !hookSaw("PermissionDenied"))
+    say("the PermissionDenied hook was not told of the denial");
+  if (target.retryBy) {
+    if (!denial.retry) say(`the model was not told it may try again (by ${target.retryBy})`);
+    if (!s.persisted.some((p) => sinkHas(p, notices.permissionRetry)))
+      say("the stored result does not say the model may try again");
+  }
+  return problems;
 }
 
 /** `/compact` with nothing to compact never shows its instructions to any gate after the input door. */
@@ -508,12 +648,15 @@ function nothingToCompact(scenario: Scenario, target: Target, s: Sinks): boolean
   return s.results_[i]?.reply === "Nothing to compact yet.";
 }
 
-function findMarker(timeline: Timeline, target: Target) {
+type Marker = Extract<Entry, { type: "marker" }>;
+
+function findMarker(timeline: Timeline, target: Target): Marker | undefined {
   const runId = timeline.runIdOf(target.runTag);
   if (runId === undefined) return undefined;
   const kind = MARKER_OF[target.kind];
   const canary = target.markerCanary ?? target.canary;
-  const byContent = kind === "withhold" || kind === "tool-block" || kind === "call-rewrite";
+  const byContent =
+    kind === "withhold" || kind === "tool-block" || kind === "call-rewrite" || kind === "permission-deny";
   return timeline
     .markers()
     .find((m) => m.runId === runId && m.kind === kind && (!byContent || timeline.text(m).includes(canary)));

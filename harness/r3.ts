@@ -32,6 +32,9 @@ const NEVER_WRITTEN: ReadonlySet<BlockKind> = new Set([
   "compact-block",
   "call-rewrite",
   "call-block",
+  "deny-rule",
+  "permreq-deny",
+  "managed-deny",
 ]);
 
 export interface R3Options {

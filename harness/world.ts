@@ -1,22 +1,28 @@
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type {
-  LanguageModelV3,
-  LanguageModelV3CallOptions,
-  LanguageModelV3Prompt,
-  LanguageModelV3StreamResult,
+import {
+  APICallError,
+  type LanguageModelV3,
+  type LanguageModelV3CallOptions,
+  type LanguageModelV3Prompt,
+  type LanguageModelV3StreamPart,
+  type LanguageModelV3StreamResult,
 } from "@ai-sdk/provider";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 import { createGatehouse, type Gatehouse } from "../src/assembly/gatehouse.js";
+import { COMMAND_HOOK_EVENTS } from "../src/command-hooks/events.js";
 import { createScriptedModel, type ScriptInput } from "../src/models/index.js";
 import type { HostLogger } from "../src/plugins/host.js";
 import { definePlugin, type PluginDefinition } from "../src/plugins/index.js";
 import type { SessionStore } from "../src/store/types.js";
+import { createBashTool } from "../src/tools/builtin/bash.js";
 import { type Tool, ToolError } from "../src/tools/types.js";
-import { COMMAND, MARK, type PlannedRun, type Scenario, type Target } from "./scenario.js";
+import { COMMAND, MARK, type PlannedRun, RULES, type Scenario, type Target } from "./scenario.js";
 
 /** The compaction call ends with this instruction (src/runtime/compaction.ts). */
 const SUMMARY_INSTRUCTION = "Summarize the conversation above";
@@ -27,25 +33,116 @@ export const HOOK_SCRIPT = fileURLToPath(new URL("./hook.sh", import.meta.url));
 /**
  * The scripted model, plus the adversarial summarizer: a compaction call is answered with every
  * canary the prompt holds, so a summary written from content that is later blocked or rewritten
- * carries that content (the store must drop such a summary).
+ * carries that content (the store must drop such a summary). With `faults`, the provider fails
+ * the planned calls once each (see ProviderFaults).
  */
-export function harnessModel(script: ScriptInput, onCall?: (prompt: LanguageModelV3Prompt) => void): LanguageModelV3 {
+export function harnessModel(
+  script: ScriptInput,
+  onCall?: (prompt: LanguageModelV3Prompt) => void,
+  faults?: ProviderFaults,
+): LanguageModelV3 {
   const scripted = createScriptedModel(script, { name: "harness" });
   const summarize = (prompt: LanguageModelV3Prompt): LanguageModelV3 => {
     const tokens = new Set(JSON.stringify(prompt).match(TOKEN) ?? []);
-    return createScriptedModel({ runs: [{ turns: [{ text: `Summary: ${[...tokens].join(" ") || "nothing"}` }] }] });
+    const text = `Summary: ${[...tokens].join(" ") || "nothing"}`;
+    const partial = faults?.failSummary();
+    return partial === undefined
+      ? createScriptedModel({ runs: [{ turns: [{ text }] }] })
+      : failingAfter(`${text} ${partial}`, overloaded(partial));
   };
   const pick = (options: LanguageModelV3CallOptions) => {
     onCall?.(options.prompt);
-    return isSummaryCall(options.prompt) ? summarize(options.prompt) : scripted;
+    if (isSummaryCall(options.prompt)) return summarize(options.prompt);
+    faults?.failStep(options);
+    return scripted;
   };
   return {
     specificationVersion: "v3",
     provider: "scripted",
     modelId: "harness",
     supportedUrls: {},
-    doGenerate: (options) => pick(options).doGenerate(options),
-    doStream: (options): PromiseLike<LanguageModelV3StreamResult> => pick(options).doStream(options),
+    doGenerate: async (options) => pick(options).doGenerate(options),
+    doStream: async (options): Promise<LanguageModelV3StreamResult> => pick(options).doStream(options),
+  };
+}
+
+/**
+ * The provider's failures a scenario plans (`Scenario.providerFaults`), and what came of them.
+ * A planned model call fails at its first attempt, before anything streams, with a 503 that asks
+ * for an immediate retry (`retry-after-ms: 0`) and whose text holds a token; the runtime tries
+ * it again (docs/lifecycle.md, "Retries"). The first compaction summary, when planned, streams
+ * part of a summary (the token after every canary of its prompt) and then fails the same way;
+ * compaction tries it again (nothing of a summary reaches anyone as it streams). Either way the
+ * failed attempt is discarded: its token may be kept nowhere.
+ */
+export class ProviderFaults {
+  /** Attempts of each planned call, by `tag#step`. */
+  readonly attempts = new Map<string, number>();
+  /** Attempts at a compaction summary (counted only when one is planned to fail). */
+  summaryAttempts = 0;
+
+  constructor(
+    private readonly plan: Scenario["providerFaults"],
+    /** How many attempts of each planned call fail (the harness's own tests fail them all). */
+    private readonly failing = 1,
+  ) {}
+
+  /** Throws for the first attempt of a planned call (the first `failing` attempts). */
+  failStep(options: LanguageModelV3CallOptions): void {
+    const mark = options.providerOptions?.gatehouse as { runPrompt?: unknown; step?: unknown } | undefined;
+    if (typeof mark?.runPrompt !== "string" || typeof mark.step !== "number") return;
+    const tag = tagOf(mark.runPrompt);
+    const fault = this.plan.steps.find((f) => f.tag === tag && f.step === mark.step);
+    if (!fault) return;
+    const key = `${fault.tag}#${fault.step}`;
+    const attempt = (this.attempts.get(key) ?? 0) + 1;
+    this.attempts.set(key, attempt);
+    if (attempt <= this.failing) throw overloaded(fault.token);
+  }
+
+  /** The token the first summary streams before it fails, when one is planned; else undefined. */
+  failSummary(): string | undefined {
+    if (this.plan.summary === undefined) return undefined;
+    return ++this.summaryAttempts === 1 ? this.plan.summary : undefined;
+  }
+}
+
+function overloaded(token: string): APICallError {
+  return new APICallError({
+    message: `Overloaded while serving ${token}`,
+    url: "https://provider.invalid/v1/messages",
+    requestBodyValues: {},
+    statusCode: 503,
+    responseHeaders: { "retry-after-ms": "0" },
+    responseBody: JSON.stringify({ error: { type: "overloaded_error", message: `overloaded: ${token}` } }),
+    isRetryable: true,
+  });
+}
+
+/** A model whose stream gives `text`, then fails with `error` (as a dropped connection would). */
+function failingAfter(text: string, error: APICallError): LanguageModelV3 {
+  const parts: LanguageModelV3StreamPart[] = [
+    { type: "stream-start", warnings: [] },
+    { type: "text-start", id: "0" },
+    { type: "text-delta", id: "0", delta: text },
+    { type: "error", error },
+  ];
+  return {
+    specificationVersion: "v3",
+    provider: "scripted",
+    modelId: "harness",
+    supportedUrls: {},
+    doGenerate: async () => {
+      throw error;
+    },
+    doStream: async () => ({
+      stream: new ReadableStream<LanguageModelV3StreamPart>({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+          controller.close();
+        },
+      }),
+    }),
   };
 }
 
@@ -244,6 +341,16 @@ export function policyPlugin(
         const allContent = e.allContent.map(rewriteResponse);
         return allContent.some((t, i) => t !== e.allContent[i]) ? { allContent } : undefined;
       });
+      // A denial the model may try again, by content (the PermissionDenied hook answers its own marker).
+      api.on("permission_denied", (e) =>
+        JSON.stringify(e.params ?? null).includes(MARK.retryPlugin) ? { retry: true } : undefined,
+      );
+      // One more pass for a draft answer, by content (the Stop hook answers its own marker).
+      api.on("before_agent_finalize", (e) =>
+        e.attempt === 0 && e.lastAssistantMessage.includes(MARK.revisePlugin)
+          ? { action: "revise", retry: { instruction: "Please look at your answer again." } }
+          : undefined,
+      );
       api.on("message_sending", (e, ctx) => {
         if (e.content.includes(MARK.cancel)) {
           const run = runOf(runPrompts.get(ctx.runId) ?? "");
@@ -256,24 +363,54 @@ export function policyPlugin(
   });
 }
 
+/**
+ * The events the hook script runs on: every one Gatehouse fires but SessionEnd (after the
+ * scenario's last run), Notification (no person is ever asked), StopFailure (no run fails) and
+ * PostToolBatch (a process after every step, for nothing the scenarios check).
+ */
+const HOOK_EVENTS = COMMAND_HOOK_EVENTS.filter(
+  (e) => e !== "SessionEnd" && e !== "Notification" && e !== "StopFailure" && e !== "PostToolBatch",
+);
+
 /** `--settings` JSON running the hook script on every event Gatehouse maps. */
 export function hookSettings(extra: Record<string, unknown> = {}): string {
-  const events = [
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "Stop",
-    "SubagentStart",
-    "SubagentStop",
-    "PreCompact",
-    "PostCompact",
-  ];
+  return JSON.stringify(hookSettingsObject(extra));
+}
+
+function hookSettingsObject(extra: Record<string, unknown> = {}): { hooks: Record<string, unknown> } {
   const hooks = Object.fromEntries(
-    events.map((e) => [e, [{ hooks: [{ type: "command", command: "/bin/sh", args: [HOOK_SCRIPT], ...extra }] }]]),
+    HOOK_EVENTS.map((e) => [e, [{ hooks: [{ type: "command", command: "/bin/sh", args: [HOOK_SCRIPT], ...extra }] }]]),
   );
-  return JSON.stringify({ hooks });
+  return { hooks };
+}
+
+/**
+ * The settings files of a scenario's folder, from every source (docs/permissions.md): the deny
+ * rule on `curl` goes to the scenario's `denySource` (the code allows `curl`); managed settings
+ * (`GATEHOUSE_MANAGED_SETTINGS`) deny `scp`, which the user, project, local, `--settings` and
+ * code sources all allow; the project allows `echo RAN`. Returns what the Gatehouse is given:
+ * the home folder, the managed file and the `--settings` JSON (with the hook script when the
+ * scenario has command hooks). Written again for each scenario (R3 runs many in one folder).
+ */
+export function writeSettings(scenario: Scenario, dir: string): { homeDir: string; managed: string; cli: string } {
+  const homeDir = join(dir, "home");
+  const managed = join(dir, "managed-settings.json");
+  const permissions = (source: string, allow: string[] = []) => ({
+    permissions: {
+      allow: [RULES.managedDenied, ...allow],
+      ...(scenario.denySource === source ? { deny: [RULES.denied] } : {}),
+    },
+  });
+  const write = (file: string, value: unknown) => {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+  };
+  write(join(homeDir, ".claude", "settings.json"), permissions("user"));
+  write(join(dir, ".claude", "settings.json"), permissions("project", [RULES.allowed]));
+  write(join(dir, ".claude", "settings.local.json"), permissions("local"));
+  write(managed, { permissions: { deny: [RULES.managedDenied] } });
+  const cli = { ...permissions("cli"), ...(scenario.commandHooks ? hookSettingsObject() : {}) };
+  return { homeDir, managed, cli: JSON.stringify(cli) };
 }
 
 export interface ScenarioWorld {
@@ -286,26 +423,40 @@ export interface ScenarioWorld {
   readonly mcpUrl?: string;
   readonly plugins?: readonly PluginDefinition[];
   readonly onModelCall?: (prompt: LanguageModelV3Prompt) => void;
+  /** Where the provider failures the scenario plans are counted (default: a fresh one nobody reads). */
+  readonly faults?: ProviderFaults;
 }
 
-/** A scenario's Gatehouse: its script, its policies and tools, sub-agents two deep, the hook script if it has one. */
+/**
+ * A scenario's Gatehouse: its script, its policies and tools (Bash among them), sub-agents two
+ * deep, its settings files (permission rules from every source, managed ones included), and the
+ * hook script if it has one.
+ */
 export function scenarioGatehouse(scenario: Scenario, world: ScenarioWorld): Gatehouse {
+  const settings = writeSettings(scenario, world.dir);
+  const env = { ...process.env, HOOK_LOG: world.hookLog, GATEHOUSE_MANAGED_SETTINGS: settings.managed };
   return createGatehouse({
-    model: harnessModel(scenario.script, world.onModelCall),
+    model: harnessModel(
+      scenario.script,
+      world.onModelCall,
+      world.faults ?? new ProviderFaults(scenario.providerFaults),
+    ),
     plugins: [
       ...(world.plugins ?? []),
       policyPlugin([...scenario.runs, ...scenario.children], scenario.targets, scenario.replies),
     ],
     store: world.store,
-    tools: [lookupTool(scenario.lookup), failTool(scenario.failing), echoTool],
+    tools: [lookupTool(scenario.lookup), failTool(scenario.failing), echoTool, createBashTool({ shell: "/bin/sh" })],
     ...(world.mcpUrl ? { mcpServers: { canary: { type: "http", url: world.mcpUrl } } } : {}),
     subagents: { maxDepth: 2 },
     // Agent and MCP calls ask in default mode and the harness has no person to ask: rules allow
-    // them, so the generated paths reach the sub-agents and the canary server.
-    permissions: { allow: ["Agent", "mcp__canary"] },
+    // them, so the generated paths reach the sub-agents and the canary server. The code allows
+    // the Bash commands the settings deny: a deny anywhere wins.
+    permissions: { allow: ["Agent", "mcp__canary", RULES.denied, RULES.managedDenied] },
     logger: world.logger,
     config: { cwd: world.dir, compaction: scenario.compaction },
-    env: { ...process.env, HOOK_LOG: world.hookLog },
-    ...(scenario.commandHooks ? { commandHooks: { load: { homeDir: world.dir, cliSettings: hookSettings() } } } : {}),
+    env,
+    // The settings files are read as the CLI reads them (the hook script, when there is one, is in `--settings`).
+    commandHooks: { load: { homeDir: settings.homeDir, cliSettings: settings.cli, env } },
   });
 }

@@ -31,6 +31,7 @@ export function r1Part(from: number, count: number): void {
     );
     t.diagnostic(`R1 stores: ${JSON.stringify(f.byStore)}; verdicts: ${JSON.stringify(f.byKind)}`);
     t.diagnostic(`R1 paths: ${JSON.stringify(f.byPath)}; killed mid-way: ${f.killed}`);
+    t.diagnostic(`R1 permission hooks and retries: ${JSON.stringify(f.counts)}`);
     const report = f.failed.flatMap((r) => [
       `replay: npm run soak -- --only R1 --seed ${SEED} --from ${r.scenario.index} --scenarios 1`,
       `  ${r.description}`,

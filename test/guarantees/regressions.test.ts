@@ -66,11 +66,14 @@ describe("found by R1 with fresh seeds (issue 20)", () => {
     // secure_delete zeroed the summary's live cell, not the copy a b-tree rebalance had left in the unused
     // middle of a page it rebuilt. The scenario as generated then (a snapshot: it replays even if the
     // generator changes). Its three response-block canaries were in that copy.
-    // Fields the generator gained later (issue 11's paths) are empty in this scenario.
+    // Fields the generator gained later (issue 11's paths, the permission rules' source, the
+    // provider's failures) are empty or defaulted in this scenario.
     const scenario = {
       failing: {},
       mcp: {},
       replies: {},
+      denySource: "project",
+      providerFaults: { steps: [] },
       ...JSON.parse(readFileSync(R1_4242_1319, "utf8")),
     } as Scenario;
     assert.equal(scenario.store, "sqlite");
