@@ -1,3 +1,5 @@
+import { trace } from "@opentelemetry/api";
+import { BasicTracerProvider, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import type { HostLogger } from "../src/plugins/host.js";
 
 /** A logger that keeps every line. */
@@ -46,4 +48,37 @@ export function captureStdio(): { text(): string; restore(): void } {
       originals = undefined;
     },
   };
+}
+
+// One tracer provider for the process, registered the first time a capture opens: the server's
+// tracing interceptor (src/server/telemetry.ts) then records real spans, which every capture
+// open at the time keeps as text (name, attributes, events, status), as an exporter would send them.
+const spanCaptures = new Set<string[]>();
+let provider: BasicTracerProvider | undefined;
+
+function registerProvider(): void {
+  const processor: SpanProcessor = {
+    onStart: () => {},
+    onEnd: (span: ReadableSpan) => {
+      const text = JSON.stringify({
+        name: span.name,
+        attributes: span.attributes,
+        events: span.events,
+        status: span.status,
+      });
+      for (const chunks of spanCaptures) chunks.push(text);
+    },
+    forceFlush: async () => {},
+    shutdown: async () => {},
+  };
+  provider = new BasicTracerProvider({ spanProcessors: [processor] });
+  trace.setGlobalTracerProvider(provider);
+}
+
+/** Keeps every OpenTelemetry span that ends (in this process) until restored. */
+export function captureSpans(): { text(): string; restore(): void } {
+  if (!provider) registerProvider();
+  const chunks: string[] = [];
+  spanCaptures.add(chunks);
+  return { text: () => chunks.join("\n"), restore: () => void spanCaptures.delete(chunks) };
 }

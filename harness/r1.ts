@@ -7,7 +7,7 @@ import { notices } from "../src/runtime/notices.js";
 import type { RunResult } from "../src/runtime/types.js";
 import { openMemoryStore, type StoreOptions } from "../src/store/index.js";
 import type { SessionStore } from "../src/store/types.js";
-import { captureLogger, captureStdio } from "./capture.js";
+import { captureLogger, captureSpans, captureStdio } from "./capture.js";
 import { HttpSurface } from "./http.js";
 import {
   type BlockKind,
@@ -252,6 +252,8 @@ async function runInProcess(scenario: Scenario, options: ScenarioOptions): Promi
   const timeline = new Timeline(hookLog);
   const { logger, lines } = captureLogger();
   const stdio = captureStdio();
+  // Spans are recorded where there is a tracing interceptor: `gatehouse serve` (the HTTP surface).
+  const spans = captureSpans();
   const results: RunResult[] = [];
   const errors: string[] = [];
   const failures: string[] = [];
@@ -314,6 +316,7 @@ async function runInProcess(scenario: Scenario, options: ScenarioOptions): Promi
     await gatehouse.close();
   } finally {
     stdio.restore();
+    spans.restore();
   }
   const persisted = await opened.persisted();
   const hookText = readFileSync(hookLog, "utf8");
@@ -323,7 +326,11 @@ async function runInProcess(scenario: Scenario, options: ScenarioOptions): Promi
   const leaks = check(scenario, {
     timeline,
     persisted,
-    logs: [textSink("log", lines.join("\n")), textSink("stdout/stderr", stdio.text())],
+    logs: [
+      textSink("log", lines.join("\n")),
+      textSink("stdout/stderr", stdio.text()),
+      textSink("trace spans (OpenTelemetry)", spans.text()),
+    ],
     audit: textSink("audit records", audit),
     results: textSink(
       "run results and errors (and every JSON answer over HTTP)",

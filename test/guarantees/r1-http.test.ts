@@ -8,7 +8,7 @@ import { POSTGRES_URL, SEED } from "./ci.js";
 const HTTP_SCENARIOS = 80;
 
 describe("R1 — canary, through the HTTP API (JSON and SSE) as a further surface", () => {
-  test(`scenarios 0–${HTTP_SCENARIOS - 1} (seed ${SEED}) over HTTP: no leak in the store, on the wire or in the console's pages, every verdict applied, SSE events exactly as the run pushed them`, async (t) => {
+  test(`scenarios 0–${HTTP_SCENARIOS - 1} (seed ${SEED}) over HTTP: no leak in the store, on the wire, in the console's pages or in the trace spans, every verdict applied, SSE events exactly as the run pushed them`, async (t) => {
     const f = await runR1({
       seed: SEED,
       scenarios: HTTP_SCENARIOS,
