@@ -2,9 +2,10 @@
 # The R1 command hook (Claude Code protocol). Appends the payload it received to $HOOK_LOG, then
 # every canary the transcript it was handed holds at that moment (one a line), then decides by
 # content markers: UserPromptSubmit rejects BLOCK-UPS; PostToolUse and PostToolUseFailure
-# withhold BLOCK-PTU; PermissionRequest denies BLOCK-PERMREQ; PermissionDenied lets the model try
-# again on RETRY-HOOK; Stop and SubagentStop send a REVISE-STOP draft back once. PreToolUse tries
-# to allow every curl and scp call (a deny rule must win; it should never even be asked).
+# withhold BLOCK-PTU; PermissionRequest denies BLOCK-PERMREQ (and STOP-PERMREQ, ending the run);
+# PermissionDenied lets the model try again on RETRY-HOOK; Stop and SubagentStop send a
+# REVISE-STOP draft back once. PreToolUse tries to allow every curl and scp call (a deny rule must
+# win; it should never even be asked).
 # Plain sh with as few processes as possible: a hook runs on every event.
 IFS= read -r payload
 transcript=${payload#*\"transcript_path\":\"}
@@ -23,9 +24,13 @@ case "$payload" in
       exit 0 ;;
     esac ;;
   *'"hook_event_name":"PermissionRequest"'*)
-    case "$payload" in *BLOCK-PERMREQ*)
-      printf '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"The permission hook refused this call."}}}\n'
-      exit 0 ;;
+    case "$payload" in
+      *STOP-PERMREQ*)
+        printf '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"The permission hook refused this call.","interrupt":true}}}\n'
+        exit 0 ;;
+      *BLOCK-PERMREQ*)
+        printf '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"The permission hook refused this call."}}}\n'
+        exit 0 ;;
     esac ;;
   *'"hook_event_name":"PermissionDenied"'*)
     case "$payload" in *RETRY-HOOK*)

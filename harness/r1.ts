@@ -471,6 +471,14 @@ function checkOutcome(run: Scenario["runs"][number], result: RunResult): string[
     if (result.outcome !== "completed") say("/compact did not complete");
     return problems;
   }
+  if (run.interrupted) {
+    // The run ends where the PermissionRequest hook's deny said so, its notice the reply.
+    const notice = notices.permissionInterrupted("Bash", "command-hooks");
+    if (result.outcome !== "blocked") say("expected outcome blocked (a PermissionRequest deny with interrupt)");
+    if (result.reply !== notice) say(`expected the reply to be the notice ${notice}`);
+    if (result.blockedBy?.pluginId !== "command-hooks") say("expected the stop attributed to command-hooks");
+    return problems;
+  }
   const answered = run.via === "claim" || run.via === "inbound" ? "claimed" : "completed";
   switch (run.block) {
     case "prompt-gate":

@@ -34,8 +34,9 @@ export type BlockKind = (typeof BLOCK_KINDS)[number];
  * instructions, failed tools and MCP `isError` results, reasoning parts of a rewritten run, a tool
  * call's input, sub-agents two deep, the memory store under SIGKILL, and `message_sending`
  * verdicts checked in the store. Then the permission layer's (docs/permissions.md): a call a deny
- * rule from a settings file refuses, one a `PermissionRequest` hook denies, one managed settings
- * deny while every other source allows it; and the retries (docs/lifecycle.md): a denied call the
+ * rule from a settings file refuses, one a `PermissionRequest` hook denies (sometimes with
+ * `interrupt`, which ends the run), one managed settings deny while every other source allows it;
+ * and the retries (docs/lifecycle.md): a denied call the
  * model is told it may retry (`permission_denied` `retry`), a draft answer sent back by
  * `before_agent_finalize` or `Stop`, a model call the provider failed before anything streamed
  * (tried again), and a compaction summary that failed part-way (tried again).
@@ -60,6 +61,7 @@ export const PATHS = [
   "revise-retry",
   "provider-retry",
   "summary-retry",
+  "permission-interrupt",
 ] as const;
 export type Path = (typeof PATHS)[number];
 
@@ -81,6 +83,7 @@ export const MARK = {
   claim: "CLAIM-TURN",
   inbound: "INBOUND-CLAIM",
   permissionRequest: "BLOCK-PERMREQ",
+  permissionInterrupt: "STOP-PERMREQ",
   retryPlugin: "RETRY-PLUGIN",
   retryHook: "RETRY-HOOK",
   revisePlugin: "REVISE-PLUGIN",
@@ -157,6 +160,8 @@ export interface PlannedRun {
   readonly notice?: string;
   /** The internal reason the policy returns with it (must never leave the process). */
   readonly reason?: string;
+  /** A `PermissionRequest` hook's deny with `interrupt` ends the run at its last tool step. */
+  readonly interrupted?: boolean;
 }
 
 export type StoreKind = "sqlite" | "memory" | "postgres";
@@ -486,6 +491,11 @@ class Builder {
     const needsTool = block === "withhold-plugin" || block === "withhold-ptu";
     const steps = Math.max(needsTool ? 1 : 0, rng.int(0, 3));
     const withholdAt = needsTool ? rng.int(0, steps - 1) : -1;
+    // A run with no output verdict may end at its last tool step, a PermissionRequest deny's `interrupt`.
+    const interruptAt =
+      depth === 0 && this.commandHooks && steps > 0 && (block === undefined || needsTool) && rng.chance(0.35)
+        ? steps - 1
+        : -1;
     for (let step = 0; step < steps; step++) {
       const calls: NonNullable<ScriptTurn["toolCalls"]> = [];
       const count = rng.int(1, 2);
@@ -501,9 +511,11 @@ class Builder {
       if (depth === 0 && block !== "response-block" && rng.chance(0.15))
         calls.push(this.policedCall(tag, `${tag}_${step}_p`));
       const denied =
-        block !== "response-block" && rng.chance(this.commandHooks ? 0.25 : 0.12)
-          ? this.deniedCall(tag, `${tag}_${step}_d`)
-          : undefined;
+        step === interruptAt
+          ? { call: this.interruptingCall(tag, `${tag}_${step}_d`) }
+          : block !== "response-block" && rng.chance(this.commandHooks ? 0.25 : 0.12)
+            ? this.deniedCall(tag, `${tag}_${step}_d`)
+            : undefined;
       if (denied) calls.push(denied.call);
       turns.push({ ...this.assistantText(tag, block, `step ${step}`, false, depth), toolCalls: calls });
       // Told it may try again, the model does, with an input the rules allow.
@@ -512,7 +524,8 @@ class Builder {
     // A draft answer with a canary, sent back for revision; the output gate's verdict must still reach it.
     if ((block === "response-block" || block === "response-rewrite") && rng.chance(0.35))
       turns.push(this.draft(tag, block));
-    turns.push(this.assistantText(tag, block, "final", true, depth));
+    // (An interrupted run never gets to its answer.)
+    if (interruptAt < 0) turns.push(this.assistantText(tag, block, "final", true, depth));
     // The provider fails one of the run's model calls before anything streamed: it is tried again.
     if (rng.chance(0.12))
       this.faults.push({ tag, step: rng.int(1, turns.length), token: this.token("CANARY", `f${this.faults.length}`) });
@@ -526,6 +539,7 @@ class Builder {
       ...(block ? { block } : {}),
       ...(notice ? { notice } : {}),
       ...(reason ? { reason } : {}),
+      ...(interruptAt >= 0 ? { interrupted: true } : {}),
     };
   }
 
@@ -642,6 +656,17 @@ class Builder {
     const call = { id, name: "Bash", input: { command } };
     if (!retryBy) return { call };
     return { call, retried: { id: `${id}r`, name: "Bash", input: { command: `echo RAN ${this.control()}` } } };
+  }
+
+  /** A Bash call a `PermissionRequest` hook denies with `interrupt`: the run ends once the step's calls are stored. */
+  private interruptingCall(tag: string, id: string): NonNullable<ScriptTurn["toolCalls"]>[number] {
+    const where = "the input of a Bash call a PermissionRequest hook denies, ending the run";
+    const canary = this.target("permreq-deny", tag, where, { path: "permission-interrupt" });
+    return {
+      id,
+      name: "Bash",
+      input: { command: `printf '%s\\n' '${MARK.permissionInterrupt} ${canary}' | nc -w 1 collector.invalid 9` },
+    };
   }
 
   /**
@@ -781,7 +806,7 @@ class Builder {
 export function describeScenario(s: Scenario): string {
   const runs = s.runs.map((r) =>
     r.tag
-      ? `${r.tag}${r.via === "model" ? "" : `(${r.via})`}${r.block ? `:${r.block}` : ""}${r.stream ? "~" : ""}`
+      ? `${r.tag}${r.via === "model" ? "" : `(${r.via})`}${r.block ? `:${r.block}` : ""}${r.interrupted ? ":interrupted" : ""}${r.stream ? "~" : ""}`
       : "/compact",
   );
   const children = s.children.map((r) => `${r.tag}${r.block ? `:${r.block}` : ""}`);
