@@ -216,6 +216,7 @@ export function tracingInterceptor(): HookInterceptor {
       "model_call_ended",
       "before_tool_call",
       "after_tool_call",
+      "permission_denied",
       "agent_end",
     ],
     call(d) {
@@ -236,7 +237,9 @@ export function tracingInterceptor(): HookInterceptor {
         );
         spans.model = { span, context: trace.setSpan(spans.context, span) };
       }
-      if (d.hook === "before_tool_call" && e.toolCallId !== undefined && !spans.tools.has(e.toolCallId)) {
+      // A call a deny rule refuses never reaches before_tool_call: its span starts at the denial.
+      const toolHook = d.hook === "before_tool_call" || d.hook === "permission_denied";
+      if (toolHook && e.toolCallId !== undefined && !spans.tools.has(e.toolCallId)) {
         const span = t.startSpan(
           "gatehouse.tool_call",
           { attributes: { "gatehouse.tool_name": e.toolName ?? "", "gatehouse.tool_call_id": e.toolCallId } },
@@ -275,9 +278,11 @@ export function tracingInterceptor(): HookInterceptor {
         spans.model = undefined;
       }
       const blocked = d.hook === "before_tool_call" && (out as Outcome | undefined)?.result?.block === true;
-      if ((d.hook === "after_tool_call" || blocked) && e.toolCallId !== undefined) {
+      const denied = d.hook === "permission_denied";
+      if ((d.hook === "after_tool_call" || blocked || denied) && e.toolCallId !== undefined) {
         const tool = spans.tools.get(e.toolCallId);
         if (blocked) tool?.span.setAttribute("gatehouse.blocked", true);
+        if (denied) tool?.span.setAttribute("gatehouse.denied", true);
         tool?.span.end();
         spans.tools.delete(e.toolCallId);
       }

@@ -23,14 +23,25 @@ describe("OpenTelemetry spans: request → run → model call / tool call → ho
     const guard = definePlugin({
       id: "guard",
       setup(api) {
-        api.on("before_tool_call", (_e, ctx) => {
+        api.on("before_tool_call", (e, ctx) => {
           seenTraceparent = ctx.traceparent;
-          return undefined;
+          // serve denies an ask at once (server.approvals.mode "deny"): a denial after this hook.
+          return (e.params as { text?: string }).text === "ask-me"
+            ? { requireApproval: { title: "Echo?" } }
+            : undefined;
         });
       },
     });
     server = await startTestServer(
-      { runs: [{ turns: [{ toolCalls: [{ name: "Echo", input: { text: "x" } }] }, { text: "done" }] }] },
+      {
+        runs: [
+          {
+            match: "^denied",
+            turns: [{ toolCalls: [{ name: "Echo", input: { text: "ask-me" } }] }, { text: "done" }],
+          },
+          { turns: [{ toolCalls: [{ name: "Echo", input: { text: "x" } }] }, { text: "done" }] },
+        ],
+      },
       { tools: [echoTool], plugins: [guard] },
     );
   });
@@ -71,5 +82,21 @@ describe("OpenTelemetry spans: request → run → model call / tool call → ho
       "hooks' ctx.traceparent is the request span's context",
     );
     assert.ok(!JSON.stringify(spans.map((s) => s.attributes)).includes("done"), "no content in attributes");
+  });
+
+  test("a call the permission layer denies ends its tool span at the denial, marked denied", async () => {
+    const session = await api(server, "POST", "/v1/sessions", { body: {} });
+    exporter.reset();
+    const res = await api(server, "POST", `/v1/sessions/${session.body.id}/runs`, { body: { prompt: "denied call" } });
+    assert.equal(res.body.outcome, "completed");
+    const spans = exporter.getFinishedSpans();
+    const [tool] = spans.filter((s) => s.name === "gatehouse.tool_call");
+    const [, secondModelCall] = spans
+      .filter((s) => s.name === "gatehouse.model_call")
+      .sort((a, b) => a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]);
+    assert.ok(tool && secondModelCall, spans.map((s) => s.name).join(", "));
+    assert.equal(tool.attributes["gatehouse.denied"], true);
+    const ns = (t: [number, number]) => BigInt(t[0]) * 1_000_000_000n + BigInt(t[1]);
+    assert.ok(ns(tool.endTime) <= ns(secondModelCall.startTime), "the span ended before the model was called again");
   });
 });
