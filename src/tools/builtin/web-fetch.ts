@@ -1,7 +1,7 @@
 import { lookup as systemLookup } from "node:dns";
 import { isIP, type LookupFunction } from "node:net";
 import { convert } from "html-to-text";
-import { Agent, fetch, type Response } from "undici";
+import type { Response } from "undici";
 import { z } from "zod";
 import { type Tool, ToolError } from "../types.js";
 
@@ -47,11 +47,16 @@ const MAX_REDIRECTS = 5;
 export function createWebFetchTool(options: WebFetchOptions = {}): Tool<WebFetchInput, WebFetchOutput> {
   const { maxBytes, timeoutMs, maxChars } = { ...DEFAULTS, ...options };
   const resolve = options.lookup ?? (systemLookup as LookupFunction);
+  const lookup = options.allowPrivateNetwork ? resolve : publicOnly(resolve);
   // The address is checked again where the connection is made: a DNS answer that changes between
   // the check below and the connection (rebinding) must not reach a private network either.
-  const dispatcher = new Agent({
-    connect: { lookup: options.allowPrivateNetwork ? resolve : publicOnly(resolve) },
-  });
+  // undici loads on the first fetch, not with the CLI (it is a large module and WebFetch is opt-in).
+  let client: Promise<{ fetch: typeof import("undici").fetch; dispatcher: import("undici").Agent }> | undefined;
+  const connect = () =>
+    (client ??= import("undici").then(({ Agent, fetch }) => ({
+      fetch,
+      dispatcher: new Agent({ connect: { lookup } }),
+    })));
   return {
     name: "WebFetch",
     description:
@@ -73,6 +78,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool<WebFetch
         if (url.protocol === "http:" && !local) url.protocol = "https:";
         let res: Response;
         try {
+          const { fetch, dispatcher } = await connect();
           res = await fetch(url, {
             redirect: "manual",
             signal,
