@@ -1,6 +1,5 @@
 import { lookup as systemLookup } from "node:dns";
 import { isIP, type LookupFunction } from "node:net";
-import { convert } from "html-to-text";
 import type { Response } from "undici";
 import { z } from "zod";
 import { type Tool, ToolError } from "../types.js";
@@ -50,7 +49,7 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool<WebFetch
   const lookup = options.allowPrivateNetwork ? resolve : publicOnly(resolve);
   // The address is checked again where the connection is made: a DNS answer that changes between
   // the check below and the connection (rebinding) must not reach a private network either.
-  // undici loads on the first fetch, not with the CLI (it is a large module and WebFetch is opt-in).
+  // undici (and html-to-text) load on the first fetch, not with the CLI: large, and WebFetch is opt-in.
   let client: Promise<{ fetch: typeof import("undici").fetch; dispatcher: import("undici").Agent }> | undefined;
   const connect = () =>
     (client ??= import("undici").then(({ Agent, fetch }) => ({
@@ -112,7 +111,8 @@ export function createWebFetchTool(options: WebFetchOptions = {}): Tool<WebFetch
         const { text: body, bytes, cut } = await readCapped(res, maxBytes);
         const type = res.headers.get("content-type") ?? "";
         let text: string;
-        if (/html/i.test(type) || (!type && /^\s*</.test(body))) text = convert(body, { wordwrap: false });
+        if (/html/i.test(type) || (!type && /^\s*</.test(body)))
+          text = (await import("html-to-text")).convert(body, { wordwrap: false });
         else if (/^text\/|json|xml|javascript/i.test(type) || !type) text = body;
         else {
           throw new ToolError(`${url} is ${type.split(";")[0]}, not text: WebFetch returns text only`);
