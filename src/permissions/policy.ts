@@ -95,6 +95,11 @@ export class PermissionPolicy {
   }
 
   /** The deny rule this call meets, if any: checked before any hook, in every mode. */
+  /** Whether any deny rule names `toolName` (a search asks this once rather than checking every file it finds). */
+  hasDenyRules(toolName: string, sessionId?: string): boolean {
+    return this.rulesFor(sessionId).some((r) => r.behavior === "deny" && ruleCoversTool(r.parsed, toolName));
+  }
+
   denyRule(toolName: string, input: unknown, sessionId?: string): PermissionRule | undefined {
     const commands = toolName === "Bash" ? bashCommands(input) : undefined;
     for (const rule of this.rulesFor(sessionId)) {

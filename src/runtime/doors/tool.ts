@@ -203,8 +203,11 @@ async function runToolCall(
     toolCallId,
     sessionId: state.sessionId,
     ...(sessionEnv === undefined ? {} : { env: sessionEnv }),
-    // A search of a folder leaves out the files a Read deny rule names (as Claude Code applies Read rules to Grep and Glob).
-    readable: (file) => denyRuleOf(deps, "Read", { file_path: file }, state.sessionId) === undefined,
+    // A search of a folder leaves out the files a Read deny rule names (as Claude Code applies Read
+    // rules to Grep and Glob); without such a rule no file is checked.
+    ...(deps.permissions.hasDenyRules("Read", state.sessionId)
+      ? { readable: (file: string) => denyRuleOf(deps, "Read", { file_path: file }, state.sessionId) === undefined }
+      : {}),
   };
   let params = parseInput(tool, call, ctx);
   if (params instanceof InvalidInput) return { output: params.message, isError: true };
