@@ -1,17 +1,9 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, resolve } from "node:path";
+import type { SettingsDiagnostic } from "../core/diagnostic.js";
 
-export interface Diagnostic {
-  readonly level: "error" | "warning";
-  /** The settings file, or `--settings` for inline JSON. */
-  readonly file: string;
-  /** Where in `file` (1-based), when known: for now, for invalid JSON. */
-  readonly line?: number;
-  readonly column?: number;
-  /** JSON path inside the file, e.g. `hooks.PreToolUse[0].hooks[1].timeout`. */
-  readonly path: string;
-  readonly message: string;
-}
+/** A problem in a hook settings file (the shape every settings source reports). */
+export type Diagnostic = SettingsDiagnostic;
 
 /** Appends a key to a JSON path, quoting keys that are not identifiers. */
 export function joinPath(base: string, key: string | number): string {

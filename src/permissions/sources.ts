@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import type { SettingsDiagnostic } from "../core/diagnostic.js";
 import { jsonErrorText, locateJsonPath, parseJsonText } from "../core/json.js";
 import { lazyRequire } from "../core/lazy-require.js";
 import { managedSettingsFiles } from "./managed.js";
@@ -9,15 +10,7 @@ import { PERMISSION_BEHAVIORS, type PermissionBehavior, type PermissionRule, par
 const jsonc = lazyRequire<typeof import("jsonc-parser")>("jsonc-parser");
 
 /** A problem in a permissions block: the file, where in it, and what was expected. */
-export interface PermissionDiagnostic {
-  readonly level: "error" | "warning";
-  readonly file: string;
-  readonly line?: number;
-  readonly column?: number;
-  /** JSON path, e.g. `permissions.allow[2]`. */
-  readonly path: string;
-  readonly message: string;
-}
+export type PermissionDiagnostic = SettingsDiagnostic;
 
 export interface LoadPermissionsOptions {
   readonly projectDir: string;
