@@ -1,6 +1,6 @@
 import { isAbsolute, relative } from "node:path";
 import { lazyRequire } from "../core/lazy-require.js";
-import { commandPattern } from "../permissions/rules.js";
+import { commandPattern, urlInDomain } from "../permissions/rules.js";
 import { splitCommands, withoutAssignments } from "../permissions/shell.js";
 
 /** Loaded when a path rule is first matched. */
@@ -35,7 +35,7 @@ export function ifRuleMatches(rule: IfRule, toolName: string, toolInput: unknown
   if (FILE_TOOLS.has(toolName))
     return pathMatches(rule.pattern, input.file_path ?? input.notebook_path ?? input.path, projectDir);
   if (toolName === "WebFetch" && rule.pattern.startsWith("domain:"))
-    return domainMatches(rule.pattern.slice(7), input.url);
+    return urlInDomain(rule.pattern.slice(7), input.url) ?? true;
   return true;
 }
 
@@ -63,14 +63,4 @@ function pathMatches(pattern: string, file: unknown, projectDir: string): boolea
   if (!pattern.includes("/")) return isMatch(file, pattern, { dot: true, basename: true });
   const rel = isAbsolute(file) ? relative(projectDir, file) : file;
   return isMatch(rel, pattern.replace(/^\.?\//, ""), { dot: true });
-}
-
-function domainMatches(domain: string, url: unknown): boolean {
-  if (typeof url !== "string") return true;
-  try {
-    const host = new URL(url).hostname;
-    return host === domain || host.endsWith(`.${domain}`);
-  } catch {
-    return true;
-  }
 }

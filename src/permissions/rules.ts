@@ -86,7 +86,7 @@ export function ruleMatchesCall(rule: PermissionRule, toolName: string, input: u
   }
   if (toolName === "Agent") return parsed.specifier === (fields.subagent_type ?? "general-purpose");
   if (toolName === "WebFetch" && parsed.specifier.startsWith("domain:"))
-    return domainMatches(parsed.specifier.slice(7), fields.url);
+    return urlInDomain(parsed.specifier.slice(7), fields.url) === true;
   // A specifier Gatehouse cannot read for this tool matches nothing.
   return false;
 }
@@ -165,12 +165,16 @@ export function pathMatches(pattern: string, file: string, baseDir: string): boo
 
 const isInside = (rel: string) => rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
 
-function domainMatches(domain: string, url: unknown): boolean {
-  if (typeof url !== "string") return false;
+/**
+ * Whether the URL's host is `domain` or one of its subdomains (`domain:…` rules); undefined when
+ * there is no URL to read. A permission rule then does not match; an `if` rule runs its hook.
+ */
+export function urlInDomain(domain: string, url: unknown): boolean | undefined {
+  if (typeof url !== "string") return undefined;
   try {
     const host = new URL(url).hostname;
     return host === domain || host.endsWith(`.${domain}`);
   } catch {
-    return false;
+    return undefined;
   }
 }
