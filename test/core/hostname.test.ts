@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { hostInDomain, normalizeHostname } from "../../src/core/hostname.ts";
+import { hostInDomain, normalizeHostname } from "../../src/core/hostname.js";
 
 test("a host name is compared case-folded, without its trailing dot, in IDNA form", () => {
   assert.equal(normalizeHostname("Example.COM."), "example.com");
