@@ -52,9 +52,6 @@ function toolEvent(e: Obj, target: HookName, ctx: EventContext): Obj {
   return out;
 }
 
-/** OpenClaw's `requireApproval` carries fields Gatehouse's approval has no place for. */
-const APPROVAL_KEYS = ["title", "description", "timeoutMs"];
-
 const SUBAGENT_OUTCOMES: Readonly<Record<string, string>> = {
   completed: "ok",
   claimed: "ok",
@@ -80,6 +77,26 @@ const subagentEnd = (e: Obj, _t: HookName, ctx: EventContext): Obj => ({
   runId: ctx.runId,
 });
 
+/*
+ * Result translators turn what they can read into Gatehouse's shape and pass everything else on
+ * unchanged, so the catalog's strict result schema sees it: an unknown key or a value in the
+ * wrong shape is an invalid result under the hook's failure policy (a fail-closed gate blocks),
+ * never a key quietly dropped or a value coerced into something valid.
+ */
+
+/** A reply payload's text when it is exactly `{ text: string }` (tolerated keys already gone). */
+function payloadText(payload: unknown): string | undefined {
+  if (!isRecord(payload) || typeof payload.text !== "string") return undefined;
+  return Object.keys(payload).length === 1 ? payload.text : undefined;
+}
+
+/** A returned OpenClaw message applied to Gatehouse's, or left as returned when unreadable. */
+function withMessage(r: Obj, e: Obj): Obj {
+  if (r.message === undefined) return r;
+  const applied = fromOpenClawMessage(r.message, e.message as Message);
+  return { ...r, message: applied ?? r.message };
+}
+
 function same(openclaw: HookName, note = "", extra: Partial<HookMapping> = {}): HookMapping {
   return { openclaw, targets: [openclaw], note, ...extra };
 }
@@ -95,7 +112,6 @@ export const HOOK_MAPPINGS: readonly HookMapping[] = [
   same("before_agent_start", "OpenClaw removed it; Gatehouse still fires it (deprecated)", { event: withMessages }),
   same("before_agent_reply", "`reply` keeps `text` (other reply-payload fields dropped)", {
     tolerated: ["reply.mediaUrl", "reply.mediaUrls", "reply.channelData", "reply.isError"],
-    result: (r) => (isRecord(r.reply) ? { ...r, reply: { text: String(r.reply.text ?? "") } } : r),
   }),
   same("before_agent_run", "event adds `modelPrompt`; `metadata` in a block is tolerated", {
     event: withMessages,
@@ -123,16 +139,21 @@ export const HOOK_MAPPINGS: readonly HookMapping[] = [
   same("after_compaction"),
   same("before_reset"),
   same("inbound_claim", "`reply` (a reply payload) becomes its `text`", {
-    result: (r) => (isRecord(r.reply) ? { ...r, reply: String(r.reply.text ?? "") } : r),
+    result: (r) => {
+      const text = payloadText(r.reply);
+      return text === undefined ? r : { ...r, reply: text };
+    },
   }),
   {
     openclaw: "before_dispatch",
     targets: ["inbound_claim"],
     note: "a claim at the input door: `{ handled, text }` answers the message without a turn",
     event: (e, _t, c) => ({ content: e.content, body: e.content, channel: e.channel, sessionKey: c.sessionKey }),
-    result: (r) => ({
-      handled: r.handled === true,
-      ...(typeof r.text === "string" ? { reply: r.text } : {}),
+    // An absent `handled` is no claim (OpenClaw's default); any other value goes to validation.
+    result: ({ text, handled = false, ...rest }) => ({
+      ...rest,
+      handled,
+      ...(text === undefined ? {} : { reply: text }),
     }),
   },
   same("message_received", "", { event: (e, _t, c) => ({ from: "user", ...e, sessionKey: c.sessionKey }) }),
@@ -150,11 +171,14 @@ export const HOOK_MAPPINGS: readonly HookMapping[] = [
       sessionKey: c.sessionKey,
       runId: c.runId,
     }),
-    result: (r) => ({
-      ...(isRecord(r.payload) && typeof r.payload.text === "string" ? { content: r.payload.text } : {}),
-      ...(r.cancel === undefined ? {} : { cancel: r.cancel }),
-      ...(typeof r.reason === "string" ? { cancelReason: r.reason } : {}),
-    }),
+    result: ({ payload, reason, ...rest }) => {
+      const out: Obj = { ...rest };
+      const text = payloadText(payload);
+      if (text !== undefined) out.content = text;
+      else if (payload !== undefined) out.payload = payload;
+      if (reason !== undefined) out.cancelReason = reason;
+      return out;
+    },
   },
   same("message_sent"),
   same(
@@ -174,10 +198,6 @@ export const HOOK_MAPPINGS: readonly HookMapping[] = [
       result: (r, _t, e) => {
         const out: Obj = { ...r };
         if (r.params !== undefined) out.params = fromOpenClawParams(String(e.toolName), r.params);
-        if (isRecord(r.requireApproval))
-          out.requireApproval = Object.fromEntries(
-            Object.entries(r.requireApproval).filter(([k, v]) => APPROVAL_KEYS.includes(k) && v !== undefined),
-          );
         return out;
       },
     },
@@ -198,13 +218,11 @@ export const HOOK_MAPPINGS: readonly HookMapping[] = [
           : {}),
       };
     },
-    result: (r, _t, e) =>
-      r.message === undefined ? r : { ...r, message: fromOpenClawMessage(r.message, e.message as Message) },
+    result: (r, _t, e) => withMessage(r, e),
   }),
   same("before_message_write", "the message in OpenClaw's shape; a returned message's text is applied", {
     event: (e, _t, c) => ({ ...e, message: toOpenClawMessage(e.message as Message), sessionKey: c.sessionKey }),
-    result: (r, _t, e) =>
-      r.message === undefined ? r : { ...r, message: fromOpenClawMessage(r.message, e.message as Message) },
+    result: (r, _t, e) => withMessage(r, e),
   }),
   same("session_start", "", { event: (e, _t, c) => ({ ...e, sessionKey: c.sessionKey }) }),
   same("session_end", "", { event: (e, _t, c) => ({ messageCount: 0, ...e, sessionKey: c.sessionKey }) }),

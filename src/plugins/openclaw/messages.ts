@@ -68,13 +68,16 @@ function textOf(content: unknown): string | undefined {
 /**
  * A message an OpenClaw plugin returned from `tool_result_persist` or `before_message_write`,
  * applied to the Gatehouse message it was made from: the text it holds replaces the text
- * (a tool result's output, or the first text part), every other part stays. Anything
- * unreadable leaves the message as it was.
+ * (a tool result's output, or the first text part), every other part stays. A message with no
+ * readable text gives undefined: the caller hands it on as returned, for validation to refuse.
  */
-export function fromOpenClawMessage<M extends Pick<Message, "role" | "parts">>(returned: unknown, original: M): M {
-  if (!isRecord(returned)) return original;
+export function fromOpenClawMessage<M extends Pick<Message, "role" | "parts">>(
+  returned: unknown,
+  original: M,
+): M | undefined {
+  if (!isRecord(returned)) return undefined;
   const text = textOf(returned.content);
-  if (text === undefined) return original;
+  if (text === undefined) return undefined;
   if (original.role === "tool") {
     const parts = original.parts.map((p) => {
       if (p.type !== "tool_result") return p;
