@@ -70,7 +70,13 @@ const stop = (i: StopInput) => ({
   last_assistant_message: i.lastAssistantMessage,
   response_text: i.lastAssistantMessage,
   loop_count: i.loopCount,
+  // Claude Code lists in-flight background tasks and session crons; Gatehouse runs neither, so
+  // both are present and empty, which Claude Code's docs define as "nothing will wake the session".
+  background_tasks: [],
+  session_crons: [],
 });
+/** Claude Code reports whole milliseconds. */
+const wholeMs = (ms: number | undefined) => (ms === undefined ? undefined : Math.round(ms));
 const defined = (o: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Record<string, unknown>;
 
@@ -82,9 +88,9 @@ const BUILDERS: { [E in CommandHookEvent]: Builder<E> } = {
   PermissionRequest: (i) =>
     defined({ tool_name: i.toolName, tool_input: i.toolInput, permission_suggestions: i.permissionSuggestions }),
   PermissionDenied: (i) => ({ ...tool(i), reason: i.reason }),
-  PostToolUse: (i) => defined({ ...tool(i), tool_response: i.toolResponse, duration_ms: i.durationMs }),
+  PostToolUse: (i) => defined({ ...tool(i), tool_response: i.toolResponse, duration_ms: wholeMs(i.durationMs) }),
   PostToolUseFailure: (i) =>
-    defined({ ...tool(i), error: i.error, is_interrupt: i.isInterrupt, duration_ms: i.durationMs }),
+    defined({ ...tool(i), error: i.error, is_interrupt: i.isInterrupt ?? false, duration_ms: wholeMs(i.durationMs) }),
   Stop: stop,
   SubagentStop: (i) =>
     defined({

@@ -49,9 +49,10 @@ describe("hook payloads use Claude Code's field names", () => {
       tool_response: { content: "x" },
       duration_ms: 5,
     });
-    const failure = buildPayload("PostToolUseFailure", base, { ...call, error: "ENOENT" });
+    const failure = buildPayload("PostToolUseFailure", base, { ...call, error: "ENOENT", durationMs: 12.7 });
     assert.equal(failure.error, "ENOENT");
-    assert.equal("is_interrupt" in failure, false, "undefined optional fields are left out");
+    assert.equal(failure.is_interrupt, false, "Claude Code always sends is_interrupt");
+    assert.equal(failure.duration_ms, 13, "whole milliseconds, as Claude Code sends them");
   });
 
   test("Stop carries stop_hook_active, loop_count, last_assistant_message and an equal response_text", () => {
@@ -60,6 +61,7 @@ describe("hook payloads use Claude Code's field names", () => {
     assert.equal(p.loop_count, 2);
     assert.equal(p.last_assistant_message, "Done.");
     assert.equal(p.response_text, "Done.");
+    assert.deepEqual([p.background_tasks, p.session_crons], [[], []], "present and empty, as Claude Code sends them");
   });
 
   test("a sub-agent's events carry its own session id plus agent_id and agent_type", () => {
