@@ -164,6 +164,13 @@ export async function chatCommand(flags: ChatFlags, io: ChatIO): Promise<number>
     // A turn that would not stop is left behind: closing would wait for it. The process exits
     // next, and every process group Gatehouse started is SIGKILLed as it does.
     if (summary.reason === "forced") close = undefined;
+    // Leaving chat ends the session for this process (Claude Code's SessionEnd): typed /exit or
+    // end of input is `prompt_input_exit`, a signal `other`. A forced exit does not wait for hooks.
+    else if (summary.turns > 0)
+      await gatehouse.engine.emit("session_end", {
+        sessionId: summary.sessionId,
+        reason: summary.reason === "exit" || summary.reason === "eof" ? "input_exit" : "exit",
+      });
     if (summary.signal !== undefined) return exitCodeFor(summary.signal);
     return summary.reason === "forced" ? EXIT.interrupted : EXIT.ok;
   } catch (error) {

@@ -101,7 +101,10 @@ async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<Exit
       watcher,
       io.signal,
     );
-    return await report(result, format, watcher.streamed, io, log);
+    const code = await report(result, format, watcher.streamed, io, log);
+    // The process that ran the session is ending (Claude Code's SessionEnd, reason "other").
+    await gatehouse.engine.emit("session_end", { sessionId: result.sessionId, reason: "exit" });
+    return code;
   } finally {
     await close();
   }

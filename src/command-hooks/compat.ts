@@ -27,7 +27,10 @@ export const CLAUDE_CODE_EVENTS: readonly CompatRow[] = [
     "SessionStart",
     "`resume` is the first run of a Gatehouse process on a session; context is queued for the next turn that passes its gates",
   ),
-  differs("SessionEnd", "fires on `/reset` and `sessions rm`; a process exit does not end a session"),
+  ok(
+    "SessionEnd",
+    "when `run` ends (`other`), when chat ends (`prompt_input_exit`), on `/reset` (`clear`); also on `sessions rm` (`other`)",
+  ),
   differs("UserPromptSubmit", "also fires for slash commands and claimed turns, before either acts"),
   ok("PreToolUse"),
   differs(
@@ -85,7 +88,7 @@ export const CLAUDE_CODE_INPUT_FIELDS: readonly CompatRow[] = [
   ok("source", "SessionStart"),
   differs(
     "reason",
-    "SessionEnd: `clear` (`/reset`) or `other`; PermissionDenied: what the model reads, the denial and why (a rule and its source, the mode…)",
+    "SessionEnd: `clear` (`/reset`), `prompt_input_exit` (chat ends) or `other`; PermissionDenied: what the model reads, the denial and why (a rule and its source, the mode…)",
   ),
   ok("prompt", "UserPromptSubmit"),
   ok("tool_name"),

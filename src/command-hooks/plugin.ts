@@ -149,7 +149,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): Pl
             await fire(
               "SessionEnd",
               { ...ctx, sessionId: e.sessionId },
-              { reason: e.reason === "reset" ? "clear" : "other" },
+              { reason: SESSION_END_REASONS[e.reason ?? ""] ?? "other" },
               ctx.signal,
             );
           },
@@ -458,6 +458,12 @@ const stoppedReasonOf = (v: MergedVerdict) =>
 
 /** Command hooks answer a permission ask before plugins do (Claude Code has no plugins there). */
 const PERMISSION_REQUEST_PRIORITY = 1000;
+
+/** session_end's reason as Claude Code's SessionEnd names it; anything else is "other". */
+const SESSION_END_REASONS: Readonly<Record<string, EventInputs["SessionEnd"]["reason"]>> = {
+  reset: "clear",
+  input_exit: "prompt_input_exit",
+};
 
 /** A rule as Claude Code's `permission_suggestions` write it: `{ toolName, ruleContent? }`. */
 function ruleValue(rule: string): { toolName: string; ruleContent?: string } {

@@ -188,8 +188,15 @@ export const HOOKS = {
     failure: "open",
     timeoutMs: OBSERVE_MS,
     access: NONE,
-    fires: "when a session is ended by /reset or deleted",
-    event: z.object({ sessionId: text, reason: z.string().optional() }),
+    fires:
+      "when a session ends: /reset, deletion, or the end of the `run` or `chat` process that ran it (the session stays resumable)",
+    event: z.object({
+      sessionId: text,
+      reason: z
+        .string()
+        .optional()
+        .describe("`reset`, `deleted`, `exit` (the process ended) or `input_exit` (the user left chat)"),
+    }),
   }),
   before_reset: defineHook({
     kind: "observe",

@@ -1,6 +1,7 @@
 // Claude Code's session events through the CLI: SessionStart with the source Claude Code gives
 // (new session, resumed one, after /compact and /reset) and the run's model; PreCompact with the
-// real /compact instructions and its exit-2 stderr shown; SessionEnd on /reset.
+// real /compact instructions and its exit-2 stderr shown; SessionEnd on /reset and when the `run`
+// process ends (Claude Code's "other").
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -26,7 +27,7 @@ function events(cwd: string): Payload[] {
 describe("session events as Claude Code fires them", { concurrency: 2 }, () => {
   const fresh = tempProjects();
 
-  test("SessionStart: startup, resume (--session), compact, clear (/reset); PreCompact gets /compact's instructions", async () => {
+  test("SessionStart: startup, resume (--session), compact, clear (/reset); PreCompact gets /compact's instructions; SessionEnd: other as each run process ends, clear on /reset", async () => {
     const hooks = Object.fromEntries(
       ["SessionStart", "SessionEnd", "PreCompact"].map((e) => [e, [{ hooks: [record] }]]),
     );
@@ -44,13 +45,17 @@ describe("session events as Claude Code fires them", { concurrency: 2 }, () => {
     const seen = events(cwd).map((p) => [p.hook_event_name, p.source ?? p.custom_instructions ?? p.reason]);
     assert.deepEqual(seen, [
       ["SessionStart", "startup"],
+      ["SessionEnd", "other"],
       ["SessionStart", "resume"],
+      ["SessionEnd", "other"],
       ["SessionStart", "resume"],
       ["PreCompact", "keep names"],
       ["SessionStart", "compact"],
+      ["SessionEnd", "other"],
       ["SessionStart", "resume"],
       ["SessionEnd", "clear"],
       ["SessionStart", "clear"],
+      ["SessionEnd", "other"],
     ]);
     for (const p of events(cwd).filter((e) => e.hook_event_name === "SessionStart"))
       assert.match(String(p.model), /^scripted:.*s\.json$/, "the run's model, as provider:model");
@@ -112,5 +117,22 @@ describe("CLAUDE_ENV_FILE: what SessionStart hooks export reaches later Bash cal
     });
     assert.equal(allowed.code, 0, allowed.stderr);
     assert.equal(allowed.stdout, "hello-from-hook:sk-injected\n");
+  });
+});
+
+describe("SessionEnd when a chat ends", () => {
+  const fresh = tempProjects();
+
+  test("leaving chat at end of input is prompt_input_exit; a chat with no turn fires none", async () => {
+    const hooks = { SessionEnd: [{ hooks: [record] }] };
+    const cwd = await fresh({ "gatehouse.json": { model: "scripted:echo", hooks } });
+    const empty = await gatehouse(["chat"], { cwd, input: "" });
+    assert.equal(empty.code, 0, empty.stderr);
+    const r = await gatehouse(["chat"], { cwd, input: "hello\n" });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(
+      events(cwd).map((p) => [p.hook_event_name, p.reason]),
+      [["SessionEnd", "prompt_input_exit"]],
+    );
   });
 });
