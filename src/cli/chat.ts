@@ -167,10 +167,10 @@ export async function chatCommand(flags: ChatFlags, io: ChatIO): Promise<number>
     // Leaving chat ends the session for this process (Claude Code's SessionEnd): typed /exit or
     // end of input is `prompt_input_exit`, a signal `other`. A forced exit does not wait for hooks.
     else if (summary.turns > 0)
-      await gatehouse.engine.emit("session_end", {
-        sessionId: summary.sessionId,
-        reason: summary.reason === "exit" || summary.reason === "eof" ? "input_exit" : "exit",
-      });
+      await gatehouse.endSession(
+        summary.sessionId,
+        summary.reason === "exit" || summary.reason === "eof" ? "input_exit" : "exit",
+      );
     if (summary.signal !== undefined) return exitCodeFor(summary.signal);
     return summary.reason === "forced" ? EXIT.interrupted : EXIT.ok;
   } catch (error) {

@@ -103,7 +103,7 @@ async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<Exit
     );
     const code = await report(result, format, watcher.streamed, io, log);
     // The process that ran the session is ending (Claude Code's SessionEnd, reason "other").
-    await gatehouse.engine.emit("session_end", { sessionId: result.sessionId, reason: "exit" });
+    await gatehouse.endSession(result.sessionId, "exit");
     return code;
   } finally {
     await close();

@@ -472,24 +472,11 @@ export function sessionsRm(id: string, flags: ProjectFlags, io: CommandIO): Prom
           `${ids.length === 1 ? `plugin ${ids[0]} was` : `plugins ${ids.join(", ")} were`} not loaded; not deleting without the configured plugins`,
         );
       }
-      const { newTraceparent, runWithContext } = await import("../hooks/run-context.js");
-      const context = {
-        sessionId: session.id,
-        sessionKey: session.key ?? session.id,
-        runId: "",
-        agentId: "main",
-        depth: 0,
-        trigger: "user" as const,
-        channel: "cli" as const,
-        traceparent: newTraceparent(),
-      };
       // A run of this session in another process finishes first: deleting under it would
       // leave that run writing into a session that no longer exists.
       const lock = await store.acquireRunLock(session.id);
       try {
-        await runWithContext(context, () =>
-          gatehouse.engine.emit("session_end", { sessionId: session.id, reason: "deleted" }),
-        );
+        await gatehouse.endSession(session.id, "deleted");
         if (!(await store.deleteSession(session.id))) notFound(L, id);
       } finally {
         await lock.release();

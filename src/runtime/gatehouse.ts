@@ -3,6 +3,7 @@ import { DEFAULT_ENV_POLICY, type EnvPolicy } from "../core/env-policy.js";
 import { maskSecrets } from "../core/secrets.js";
 import { HookEngine } from "../hooks/engine.js";
 import type { TimeoutOverrides } from "../hooks/registry.js";
+import { newTraceparent, type RunContext, runWithContext } from "../hooks/run-context.js";
 import { DEFAULT_MAX_RETRIES } from "../models/retry.js";
 import { PermissionPolicy } from "../permissions/index.js";
 import type { PluginEntry, PluginHookOptions } from "../plugins/config.js";
@@ -121,6 +122,12 @@ export interface Gatehouse {
    * sessions it recovered runs in.
    */
   recoverAbandonedRuns(): Promise<string[]>;
+  /**
+   * Fires `session_end` for a session, in a context of its own (no run is under way): `exit` when
+   * the process that ran it ends, `input_exit` when the user leaves chat, `deleted` before
+   * `sessions rm` removes it. The session itself is left as it is.
+   */
+  endSession(sessionId: string, reason: "exit" | "input_exit" | "deleted"): Promise<void>;
   close(): Promise<void>;
   readonly engine: HookEngine;
   readonly plugins: PluginHost;
@@ -298,6 +305,21 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
       return recoverAbandonedRuns(await ready());
     },
     stream,
+    async endSession(sessionId, reason) {
+      const deps = await ready();
+      const session = await deps.store.getSession(sessionId);
+      const context: RunContext = {
+        sessionId,
+        sessionKey: session?.key ?? sessionId,
+        runId: "",
+        agentId: "main",
+        depth: 0,
+        trigger: "user",
+        channel: "cli",
+        traceparent: newTraceparent(),
+      };
+      await runWithContext(context, () => engine.emit("session_end", { sessionId, reason }));
+    },
     async close() {
       await engine.drain();
       await mcp?.close();

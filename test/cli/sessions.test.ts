@@ -212,7 +212,7 @@ describe("gatehouse sessions", { concurrency: 4 }, () => {
     assert.match(r.stderr, /Allowed choices are jsonl, md/);
   });
 
-  test("rm fires session_end for the session, deletes it, and a second rm exits 1", async () => {
+  test("rm fires session_end for the session, deletes it, and a second rm exits 1 (each run's process end fired exit before)", async () => {
     const dir = await fresh({ "gatehouse.json": CONFIG, "s.json": SCRIPT, "policy.mjs": POLICY });
     assert.equal((await gatehouse(["run", "--session", "gone", "-p", "hi"], { cwd: dir })).code, 0);
     assert.equal((await gatehouse(["run", "--session", "kept", "-p", "hi"], { cwd: dir })).code, 0);
@@ -222,7 +222,11 @@ describe("gatehouse sessions", { concurrency: 4 }, () => {
     const ended = (await readFile(join(dir, "ended.jsonl"), "utf8")).trim().split("\n");
     assert.deepEqual(
       ended.map((l) => JSON.parse(l)),
-      [{ sessionId: "gone", reason: "deleted", ctxSession: "gone" }],
+      [
+        { sessionId: "gone", reason: "exit", ctxSession: "gone" },
+        { sessionId: "kept", reason: "exit", ctxSession: "kept" },
+        { sessionId: "gone", reason: "deleted", ctxSession: "gone" },
+      ],
     );
     const left = parseJson(await gatehouse(["sessions", "list", "--json"], { cwd: dir })) as { id: string }[];
     assert.deepEqual(
