@@ -100,9 +100,9 @@ export const CLAUDE_CODE_INPUT_FIELDS: readonly CompatRow[] = [
   ok("error", "PostToolUseFailure; StopFailure's kind"),
   differs("is_interrupt", "always `false`: a cancelled call ends the run, without a PostToolUseFailure"),
   ok("error_details", "StopFailure"),
-  differs(
+  ok(
     "tool_calls",
-    "PostToolBatch: each call's `tool_response` is what the model reads (a withheld output's notice)",
+    "PostToolBatch: each call's `tool_response` is the text the model reads (a withheld output's notice)",
   ),
   ok("permission_suggestions", 'PermissionRequest: the rules an "always" answer would add'),
   ok("stop_hook_active"),

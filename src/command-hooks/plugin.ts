@@ -292,7 +292,8 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): Pl
               toolName: c.toolName,
               toolInput: c.params,
               toolUseId: c.toolCallId,
-              toolResponse: c.output,
+              // Claude Code sends PostToolBatch the text the model reads, not the tool's object.
+              toolResponse: c.modelText,
             }));
             const v = await fire("PostToolBatch", ctx, { toolCalls }, ctx.signal);
             if (!v) return undefined;

@@ -495,6 +495,7 @@ export const HOOKS = {
             toolCallId: text,
             output: anyValue().describe("what the model reads: the output as after_tool_call left it, or the notice"),
             isError: z.boolean(),
+            modelText: z.string().describe("the same as the text the model reads (a tool's own rendering, or JSON)"),
           }),
         )
         .describe("the step's calls, in call order"),

@@ -45,19 +45,35 @@ function convert(
 function modelView(message: Message, tools: ReadonlyMap<string, Tool>): Message {
   let changed = false;
   const parts = message.parts.map((part) => {
-    if (part.type !== "tool_result" || part.isError || typeof part.output !== "object" || part.output === null)
-      return part;
-    const render = tools.get(part.toolName)?.toModelOutput;
-    if (!render) return part;
-    try {
-      const output = render.call(tools.get(part.toolName), part.output);
-      changed = true;
-      return { ...part, output };
-    } catch {
-      return part;
-    }
+    if (part.type !== "tool_result") return part;
+    const output = rendered(part.output, part.isError === true, tools.get(part.toolName));
+    if (output === part.output) return part;
+    changed = true;
+    return { ...part, output };
   });
   return changed ? { ...message, parts } : message;
+}
+
+/** A successful structured output in its tool's text rendering, or the output itself. */
+function rendered(output: unknown, isError: boolean, tool: Tool | undefined): unknown {
+  if (isError || typeof output !== "object" || output === null || !tool?.toModelOutput) return output;
+  try {
+    return tool.toModelOutput(output);
+  } catch {
+    return output;
+  }
+}
+
+/** The text a model reads for a tool output (Claude Code's PostToolBatch `tool_response`). */
+export function modelReadText(output: unknown, isError: boolean, tool: Tool | undefined): string {
+  const shown = rendered(output, isError, tool);
+  if (typeof shown === "string") return shown;
+  if (shown === undefined || shown === null) return "";
+  try {
+    return JSON.stringify(shown) ?? String(shown);
+  } catch {
+    return String(shown);
+  }
 }
 
 function addContext(prompt: LanguageModelV3Prompt, prepend: readonly string[], append: readonly string[]): void {

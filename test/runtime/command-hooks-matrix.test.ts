@@ -531,6 +531,9 @@ const MATRIX: Record<CommandHookEvent, Row> = {
         batch.map((c) => c.tool_name),
         ["Probe"],
       );
+      // As Claude Code sends it: the text the model reads, not the tool's object.
+      assert.equal(typeof batch[0]?.tool_response, "string");
+      assert.match(String(batch[0]?.tool_response), new RegExp(OUTPUT));
       if (e.kind === "stopped") {
         stoppedWith(o, e.text);
         return;

@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import { z } from "zod";
 import { messageText, type Part } from "../../src/core/message.js";
 import type { Tool } from "../../src/tools/types.js";
-import { heldTool, plugin, promptText, testGatehouse } from "./helpers.js";
+import { echoTool, heldTool, plugin, promptText, testGatehouse } from "./helpers.js";
 
 const OUTPUT = "LOOKUP-OUTPUT-9d2";
 
@@ -146,5 +146,50 @@ describe("parallel tool calls", () => {
     parallel.release("c");
     await running;
     assert.deepEqual(log, ["pre a", "start a", "end a", "pre b", "start b", "end b", "pre c", "start c", "end c"]);
+  });
+});
+
+describe("after_tool_batch's modelText", () => {
+  test("is the text the model reads: a tool's own rendering, JSON otherwise, the notice for a failure", async () => {
+    const rendered: Tool<{ text: string }, { echoed: string }> = {
+      ...echoTool,
+      name: "Rendered",
+      toModelOutput: (o) => `echoed ${o.echoed}`,
+    };
+    const seen: unknown[] = [];
+    const { gatehouse, calls } = testGatehouse(
+      {
+        runs: [
+          {
+            turns: [
+              {
+                toolCalls: [
+                  { name: "Rendered", input: { text: "a" } },
+                  { name: "Echo", input: { text: "b" } },
+                  { name: "Missing", input: {} },
+                ],
+              },
+              { text: "done" },
+            ],
+          },
+        ],
+      },
+      {
+        tools: [echoTool, rendered],
+        plugins: [
+          plugin("batch", (api) =>
+            api.on("after_tool_batch", (e) => void seen.push(...e.calls.map((c) => c.modelText))),
+          ),
+        ],
+      },
+    );
+    await gatehouse.run({ prompt: "go" });
+    assert.equal(seen[0], "echoed a");
+    assert.equal(seen[1], '{"echoed":"b"}');
+    assert.match(String(seen[2]), /Missing/);
+    // The same texts reached the model.
+    const prompt = JSON.stringify(calls[1]?.prompt);
+    assert.ok(prompt.includes("echoed a") && prompt.includes(String(seen[2]).slice(0, 20)));
+    await gatehouse.close();
   });
 });

@@ -6,6 +6,7 @@ import type { Tool, ToolContext } from "../../tools/types.js";
 import { settlePermission } from "../approvals.js";
 import type { RuntimeDeps } from "../deps.js";
 import { notices } from "../notices.js";
+import { modelReadText } from "../prompt.js";
 import type { RunState } from "../state.js";
 import type { ChildRunSummary, PermissionDenial } from "../types.js";
 import { applyBlock } from "./block.js";
@@ -99,6 +100,7 @@ async function afterBatch(
       toolCallId: call.toolCallId,
       output: outcomes[i]?.output,
       isError: outcomes[i]?.isError ?? true,
+      modelText: modelReadText(outcomes[i]?.output, outcomes[i]?.isError ?? true, deps.tools.get(call.toolName)),
     })),
   });
   state.signal.throwIfAborted();
