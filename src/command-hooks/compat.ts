@@ -95,7 +95,10 @@ export const CLAUDE_CODE_INPUT_FIELDS: readonly CompatRow[] = [
   ok("tool_input"),
   ok("tool_use_id"),
   no("mcp_server", "the server is the middle part of an `mcp__<server>__<tool>` name"),
-  differs("tool_response", "the tool's output as Gatehouse's tool returns it"),
+  differs(
+    "tool_response",
+    "in Claude Code's shapes; Bash adds `exitCode`, and its `noOutputExpected` says whether the call printed nothing (Claude Code predicts it from the command)",
+  ),
   ok("duration_ms", "whole milliseconds"),
   ok("error", "PostToolUseFailure; StopFailure's kind"),
   differs("is_interrupt", "always `false`: a cancelled call ends the run, without a PostToolUseFailure"),

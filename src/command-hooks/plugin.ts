@@ -12,6 +12,7 @@ import { buildPayload, type EventInputs, type PermissionMode } from "./payload.j
 import type { AgentEvaluator, PromptEvaluator, UsageSink } from "./prompt-handler.js";
 import { reportRuns } from "./report.js";
 import type { ConfiguredHandler } from "./sources.js";
+import { claudeToolResponse } from "./tool-response.js";
 import { HOOK_BLOCK_REASON, HOOK_STOP_REASON } from "./verdict.js";
 
 export const COMMAND_HOOKS_PLUGIN_ID = "command-hooks";
@@ -267,7 +268,12 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): Pl
             };
             const v =
               e.error === undefined
-                ? await fire("PostToolUse", ctx, { ...call, toolResponse: e.result }, ctx.signal)
+                ? await fire(
+                    "PostToolUse",
+                    ctx,
+                    { ...call, toolResponse: claudeToolResponse(e.toolName, e.result) },
+                    ctx.signal,
+                  )
                 : await fire("PostToolUseFailure", ctx, { ...call, error: e.error }, ctx.signal);
             const context = [pre, v?.additionalContext].filter((t): t is string => !!t).join("\n\n");
             const withContext = {

@@ -5,6 +5,7 @@ import { describe, test } from "node:test";
 import { runCommandHooks } from "../../src/command-hooks/dispatch.js";
 import { COMMAND_HOOK_EVENTS } from "../../src/command-hooks/events.js";
 import { buildPayload, type PayloadBase } from "../../src/command-hooks/payload.js";
+import { claudeToolResponse } from "../../src/command-hooks/tool-response.js";
 import { execHook, tempDir } from "./helpers.js";
 
 const base: PayloadBase = {
@@ -149,5 +150,29 @@ describe("session id", () => {
       assert.equal(seen.stdin.session_id, "7f3c-real-session");
       assert.equal(seen.env.CLAUDE_CODE_SESSION_ID, "7f3c-real-session");
     }
+  });
+});
+
+describe("tool_response in Claude Code's shapes", () => {
+  test("Bash: stdout and stderr without their final newlines, isImage and noOutputExpected added, exitCode kept", () => {
+    assert.deepEqual(claudeToolResponse("Bash", { stdout: "hi\n", stderr: "", interrupted: false, exitCode: 0 }), {
+      stdout: "hi",
+      stderr: "",
+      interrupted: false,
+      exitCode: 0,
+      isImage: false,
+      noOutputExpected: false,
+    });
+    assert.equal(
+      (claudeToolResponse("Bash", { stdout: "", stderr: "", interrupted: false }) as Record<string, unknown>)
+        .noOutputExpected,
+      true,
+    );
+  });
+
+  test("other tools, and a Bash output a hook rewrote into another shape, are passed as they are", () => {
+    const read = { type: "text", file: { filePath: "/p/a", content: "x\n" } };
+    assert.equal(claudeToolResponse("Read", read), read);
+    assert.equal(claudeToolResponse("Bash", "[withheld]"), "[withheld]");
   });
 });
