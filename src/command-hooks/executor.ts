@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import type { Env, EnvPolicy } from "../core/env-policy.js";
 import { killGroup, trackGroup, waitGroupGone } from "../core/process-groups.js";
-import { envMasker } from "../core/secret-values.js";
+import { envMasker, type SecretMasker } from "../core/secret-values.js";
 import { substituteProjectDir } from "./diagnostics.js";
 import { type Dialect, isForeign } from "./dialects.js";
 import { hookEnv } from "./env.js";
@@ -54,6 +54,8 @@ export interface ExecutorOptions {
   onModelUsage?: UsageSink;
   /** Calls a connected MCP server's tool for `mcp_tool` handlers; without it they fail. */
   callMcpTool?: McpToolCaller;
+  /** What a handler's output is masked with (default: built from `env`, Gatehouse's environment and `envPolicy`). */
+  secrets?: SecretMasker;
 }
 
 /** The text an MCP tool answered, and whether it answered with `isError`. */
@@ -117,7 +119,7 @@ export async function runCommandHandler(
         : await runMcpTool(def, input, handler.timeoutMs, opts);
   // A command hook runs unsandboxed and may print a secret it was not given (its parent's
   // /proc/PID/environ, a .env file): masked before anything reads its answer (src/core/secret-values.ts).
-  const secrets = envMasker([process.env, opts.env ?? {}], opts.envPolicy);
+  const secrets = opts.secrets ?? envMasker([process.env, opts.env ?? {}], opts.envPolicy);
   const raw =
     secrets.size === 0
       ? collected
