@@ -108,4 +108,42 @@ describe("secrets masked by value in tool output", { concurrency: 1 }, () => {
       assert.ok(!sent.includes(core), `base64 of the key at shift ${shift.length}`);
     }
   });
+
+  test("a value a SessionStart hook exports (CLAUDE_ENV_FILE) under a withheld name is masked in later tool output; under another name it is not", async () => {
+    const value = "session-secret-value-4f2a9b";
+    const project = (deny: string[]) =>
+      fresh({
+        "s.json": {
+          runs: [
+            {
+              turns: [
+                { toolCalls: [{ name: "Bash", input: { command: "cat found.txt" } }] },
+                { text: "{{lastToolResult}}" },
+              ],
+            },
+          ],
+        },
+        "found.txt": `found ${value}\n`,
+        "gatehouse.json": {
+          model: "scripted:s.json",
+          permissions: { allow: ["Bash"] },
+          environment: { deny },
+          hooks: {
+            SessionStart: [
+              {
+                hooks: [
+                  { type: "command", command: `printf "export DEPLOY_SECRET=${value}\\n" >> "$CLAUDE_ENV_FILE"` },
+                ],
+              },
+            ],
+          },
+        },
+      });
+    const masked = await gatehouse(["run", "-p", "go"], { cwd: await project(["DEPLOY_SECRET"]) });
+    assert.equal(masked.code, 0, masked.stderr);
+    assert.equal(masked.stdout, "found ****\n");
+    // Control: the same run where the policy does not withhold the variable prints the value.
+    const plain = await gatehouse(["run", "-p", "go"], { cwd: await project([]) });
+    assert.equal(plain.stdout, `found ${value}\n`);
+  });
 });
