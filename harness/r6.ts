@@ -8,6 +8,7 @@ import { openStore } from "../src/store/index.js";
 import { captureLogger } from "./capture.js";
 import { runChildCases } from "./r6-children.js";
 import { hookModelCase } from "./r6-hook-models.js";
+import { maskedSecretCase } from "./r6-masked-secrets.js";
 import { echoTool, harnessModel } from "./world.js";
 
 /**
@@ -237,6 +238,7 @@ sleep 1000`,
 
     cases.push(...(await runChildCases(dir)));
     cases.push(await hookModelCase(dir));
+    cases.push(await maskedSecretCase(dir));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

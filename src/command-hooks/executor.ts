@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
 import type { Env, EnvPolicy } from "../core/env-policy.js";
 import { killGroup, trackGroup, waitGroupGone } from "../core/process-groups.js";
+import { envMasker, type SecretMasker } from "../core/secret-values.js";
 import { substituteProjectDir } from "./diagnostics.js";
 import { type Dialect, isForeign } from "./dialects.js";
 import { hookEnv } from "./env.js";
@@ -53,6 +54,8 @@ export interface ExecutorOptions {
   onModelUsage?: UsageSink;
   /** Calls a connected MCP server's tool for `mcp_tool` handlers; without it they fail. */
   callMcpTool?: McpToolCaller;
+  /** What a handler's output is masked with (default: built from `env`, Gatehouse's environment and `envPolicy`). */
+  secrets?: SecretMasker;
 }
 
 /** The text an MCP tool answered, and whether it answered with `isError`. */
@@ -105,7 +108,7 @@ export async function runCommandHandler(
   // Claude Code's CLAUDE_EFFORT equals the payload's effort.level.
   const effort = (input as { effort?: { level?: unknown } }).effort?.level;
   const effortEnv: Record<string, string> = typeof effort === "string" ? { CLAUDE_EFFORT: effort } : {};
-  const raw =
+  const collected =
     def.type === "command"
       ? await runProcess(def, payload, handler.timeoutMs, {
           ...execOpts,
@@ -114,6 +117,13 @@ export async function runCommandHandler(
       : def.type === "http"
         ? await runHttp(def, payload, handler.timeoutMs, opts)
         : await runMcpTool(def, input, handler.timeoutMs, opts);
+  // A command hook runs unsandboxed and may print a secret it was not given (its parent's
+  // /proc/PID/environ, a .env file): masked before anything reads its answer (src/core/secret-values.ts).
+  const secrets = opts.secrets ?? envMasker([process.env, opts.env ?? {}], opts.envPolicy);
+  const raw =
+    secrets.size === 0
+      ? collected
+      : { ...collected, stdout: secrets.mask(collected.stdout), stderr: secrets.mask(collected.stderr) };
   const verdict = interpret(handler.event, raw, {
     dialect: handler.dialect,
     onFailure: handler.onFailure,

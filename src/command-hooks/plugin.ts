@@ -1,4 +1,5 @@
 import type { EnvPolicy } from "../core/env-policy.js";
+import { envMasker } from "../core/secret-values.js";
 import { REVISION_LIMITS } from "../hooks/revisions.js";
 import type { RunContext } from "../hooks/run-context.js";
 import type { PluginDefinition, PluginLogger } from "../plugins/define.js";
@@ -65,6 +66,8 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): Pl
     ...(options.env ? { env: options.env } : {}),
     ...(options.envPolicy ? { envPolicy: options.envPolicy } : {}),
   };
+  // Built once: the withheld values do not change while the plugin lives (secret-values.ts).
+  const secrets = envMasker([process.env, options.env ?? {}], options.envPolicy);
   // The plugin's own (sanitized) logger, handed over at setup.
   let log: PluginLogger | undefined;
 
@@ -103,6 +106,7 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): Pl
       ...(options.evaluateAgent ? { evaluateAgent: options.evaluateAgent } : {}),
       onModelUsage: options.runUsage?.(ctx.runId),
       ...(options.callMcpTool ? { callMcpTool: options.callMcpTool } : {}),
+      secrets,
     });
     if (log) reportRuns(log, event, merged.runs);
     return merged;

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { type Env, isGatehouseSecret, isProviderCredential } from "../core/env-policy.js";
-import { MASK, maskSecrets } from "../core/secrets.js";
+import type { Env } from "../core/env-policy.js";
+import { envMasker } from "../core/secret-values.js";
+import { maskSecrets } from "../core/secrets.js";
 import type { HookAgentRequest, HookModelRequest, UsageSink } from "../runtime/hook-model.js";
 import { type CommandHookEvent, EVENT_SPECS } from "./events.js";
 import { type Ctx, failure, keepFields, NO_OUTCOME, type RawOutcome } from "./protocol.js";
@@ -60,14 +61,12 @@ export function promptHookText(template: string, input: object, env: Env): strin
   return maskHookText(used ? text : `${text}\n\n${json}`, env);
 }
 
-/** `text` with secrets masked by shape, and by value: every provider credential and Gatehouse secret of `env`, also as JSON escapes it. */
+/**
+ * `text` with secrets masked by shape, and by value: every withheld secret of `env` and of
+ * Gatehouse's own environment, in each spelling `src/core/secret-values.ts` covers.
+ */
 export function maskHookText(text: string, env: Env): string {
-  let masked = text;
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || value.length < 8 || !(isProviderCredential(name) || isGatehouseSecret(name))) continue;
-    for (const form of new Set([value, JSON.stringify(value).slice(1, -1)])) masked = masked.split(form).join(MASK);
-  }
-  return maskSecrets(masked);
+  return maskSecrets(envMasker([process.env, env]).mask(text));
 }
 
 export interface ModelHandlerRun {

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { CommandHooksConfigSchema, HooksBlockSchema } from "../command-hooks/settings.js";
+import { isAddressOrRange } from "../core/address.js";
+import { normalizeHostname } from "../core/hostname.js";
 import { PERMISSION_MODES } from "../permissions/policy.js";
 import { PluginEntrySchema, PluginHookOptionsSchema } from "../plugins/config.js";
 import { storeSpellingProblem } from "../store/spelling.js";
@@ -127,7 +129,24 @@ export const GatehouseConfigSchema = z
             allowPrivateNetwork: z
               .boolean()
               .optional()
-              .describe("Also fetch loopback, private and link-local addresses (default false)."),
+              .describe(
+                "Also fetch every local and private network's addresses: loopback, private, link-local, unique-local, CGNAT (default false). Cloud metadata services stay refused unless allowPrivateHosts names them.",
+              ),
+            allowPrivateHosts: z
+              .array(
+                z
+                  .string()
+                  .refine(
+                    (entry) => isAddressOrRange(entry) || normalizeHostname(entry.replace(/^\*\./, "")) !== undefined,
+                    {
+                      message: "expected a host name (*.example.com for subdomains), an IP address or a CIDR range",
+                    },
+                  ),
+              )
+              .optional()
+              .describe(
+                "Local or private hosts WebFetch may fetch all the same: host names (*. for subdomains; a named host may resolve to any address), IP addresses and CIDR ranges (10.1.0.0/16).",
+              ),
           })
           .optional()
           .describe(

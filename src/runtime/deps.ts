@@ -1,4 +1,5 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { SecretMasker } from "../core/secret-values.js";
 import type { HookEngine } from "../hooks/engine.js";
 import type { ModelUsage } from "../models/collect.js";
 import type { PermissionPolicy } from "../permissions/index.js";
@@ -65,6 +66,12 @@ export interface RuntimeDeps {
   readonly sessionsOpened: Set<string>;
   /** Variables hooks set for a session's later tool processes (Claude Code's `CLAUDE_ENV_FILE`). */
   readonly sessionEnv: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  /**
+   * The values the environment policy withholds, masked in every tool output of a session before
+   * the model, the store or a hook reads it (src/core/secret-values.ts): those of Gatehouse's own
+   * environment and of the variables hooks set for the session.
+   */
+  readonly secretsOf: (sessionId: string) => SecretMasker;
   /**
    * Each run under way (by run id, until its record is written) and where its usage is counted: a
    * command hook's own model calls (`prompt`, `agent`) count in the run whose event fired it.

@@ -1,5 +1,6 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { DEFAULT_ENV_POLICY, type EnvPolicy } from "../core/env-policy.js";
+import { envMasker, withheldValues } from "../core/secret-values.js";
 import { maskSecrets } from "../core/secrets.js";
 import { HookEngine } from "../hooks/engine.js";
 import type { TimeoutOverrides } from "../hooks/registry.js";
@@ -168,6 +169,13 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
   let mcp: McpServerPool | undefined;
   let starting: Promise<RuntimeDeps> | undefined;
   const sessionEnv = new Map<string, Readonly<Record<string, string>>>();
+  const envPolicy = options.envPolicy ?? DEFAULT_ENV_POLICY;
+  // Both: a tool's process reads its parent's real environment (/proc/$PPID/environ), not `env`.
+  const secrets = envMasker([process.env, options.env ?? {}], envPolicy);
+  const secretsOf = (sessionId: string) => {
+    const variables = sessionEnv.get(sessionId);
+    return variables === undefined ? secrets : secrets.with(withheldValues([variables], envPolicy));
+  };
   const runUsage = new Map<string, UsageSink>();
 
   // What plugins added at start (the assembly's command hooks) may use of the runtime.
@@ -235,7 +243,7 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
       const pool = startMcpServers(options.mcpServers, {
         cwd: config.cwd,
         logger: mcpLogger(logger),
-        envPolicy: options.envPolicy ?? DEFAULT_ENV_POLICY,
+        envPolicy,
         ...(options.env ? { env: options.env } : {}),
       });
       mcp = pool;
@@ -265,6 +273,7 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
       permissions,
       sessionsOpened: new Set(),
       sessionEnv,
+      secretsOf,
       runUsage,
     };
   }

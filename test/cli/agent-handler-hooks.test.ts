@@ -9,7 +9,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type MockServer, type SseFrame, startMockServer } from "../models/mock-server.js";
+import { chatAnswer, chatToolCalls, type MockServer, startMockServer } from "../models/mock-server.js";
 import { gatehouse, tempProjects } from "./helpers.js";
 
 const ALLOW_BASH = { allow: ["Bash"] };
@@ -155,34 +155,8 @@ const KEY = "plain-agent-hook-key-0123456789"; // not key-shaped: only masking b
 const SECRET = "hunter2-not-for-any-model";
 const ANTHROPIC_SHAPED = "sk-ant-abcdefghijklmnopqrstuvwx";
 
-const chunk = (delta: unknown, finish: string | null = null) => ({
-  id: "chatcmpl-1",
-  object: "chat.completion.chunk",
-  created: 1700000000,
-  model: "gpt-test",
-  choices: [{ index: 0, delta, finish_reason: finish }],
-});
-const toolCalls = (...calls: { name: string; input: object }[]): { sse: SseFrame[] } => ({
-  sse: [
-    {
-      data: chunk({
-        role: "assistant",
-        content: null,
-        tool_calls: calls.map((c, index) => ({
-          index,
-          id: `call_${index}`,
-          type: "function",
-          function: { name: c.name, arguments: JSON.stringify(c.input) },
-        })),
-      }),
-    },
-    { data: chunk({}, "tool_calls") },
-    { data: "[DONE]" },
-  ],
-});
-const answer = (text: string): { sse: SseFrame[] } => ({
-  sse: [{ data: chunk({ role: "assistant", content: text }) }, { data: chunk({}, "stop") }, { data: "[DONE]" }],
-});
+const toolCalls = chatToolCalls;
+const answer = chatAnswer;
 /** The text of each tool message the agent's model was sent, by tool call id. */
 // biome-ignore lint/suspicious/noExplicitAny: wire JSON
 const toolMessages = (body: any): Record<string, string> =>

@@ -104,3 +104,37 @@ export async function startMockServer(): Promise<MockServer> {
       }),
   };
 }
+
+/** One OpenAI Chat Completions stream chunk. */
+export const chatChunk = (delta: unknown, finish: string | null = null) => ({
+  id: "chatcmpl-1",
+  object: "chat.completion.chunk",
+  created: 1700000000,
+  model: "gpt-test",
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
+
+/** A Chat Completions reply that calls these tools (ids `call_0`, `call_1`, …). */
+export const chatToolCalls = (...calls: { name: string; input: object }[]): { sse: SseFrame[] } => ({
+  sse: [
+    {
+      data: chatChunk({
+        role: "assistant",
+        content: null,
+        tool_calls: calls.map((c, index) => ({
+          index,
+          id: `call_${index}`,
+          type: "function",
+          function: { name: c.name, arguments: JSON.stringify(c.input) },
+        })),
+      }),
+    },
+    { data: chatChunk({}, "tool_calls") },
+    { data: "[DONE]" },
+  ],
+});
+
+/** A Chat Completions reply with this text. */
+export const chatAnswer = (text: string): { sse: SseFrame[] } => ({
+  sse: [{ data: chatChunk({ role: "assistant", content: text }) }, { data: chatChunk({}, "stop") }, { data: "[DONE]" }],
+});

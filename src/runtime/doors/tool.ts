@@ -279,6 +279,12 @@ async function runToolCall(
     state.signal.throwIfAborted();
     error = thrown instanceof Error ? thrown.message : String(thrown);
   }
+  // Secrets masked by value (src/core/secret-values.ts) before any hook, the model or the store reads the output.
+  const secrets = deps.secretsOf(state.sessionId);
+  if (secrets.size > 0) {
+    result = secrets.maskDeep(result);
+    if (error !== undefined) error = secrets.mask(error);
+  }
   if (deps.logger.debugEnabled === true)
     deps.logger.debug(
       `tool call: ${toolName} (${toolCallId}) ${error === undefined ? "done" : "failed"} in ${Math.round(performance.now() - startedAt)} ms`,
@@ -292,14 +298,16 @@ async function runToolCall(
   });
   state.signal.throwIfAborted();
   noteStop(state, post);
-  const context = post.result.additionalContext;
+  const context = post.result.additionalContext === undefined ? undefined : secrets.mask(post.result.additionalContext);
   const extra = context === undefined ? {} : { additionalContext: context };
   if (post.result.block) {
     const by = post.decidedBy as NonNullable<typeof post.decidedBy>;
     const block = { kind: "tool-output", by, toolName, childRuns, reason: post.result.blockReason } as const;
     return { output: await applyBlock(deps, state, block), isError: false, withheld: true, ...extra };
   }
-  if (post.result.result !== undefined) return { output: post.result.result, isError: false, ...extra };
+  // A hook's rewrite is masked too: a plugin may have read a file or a variable the tool was not given.
+  if (post.result.result !== undefined)
+    return { output: secrets.maskDeep(post.result.result), isError: false, ...extra };
   return error === undefined
     ? { output: result, isError: false, ...extra }
     : { output: error, isError: true, ...extra };
