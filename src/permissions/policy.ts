@@ -10,7 +10,7 @@ import {
   ruleCoversTool,
   ruleMatchesCall,
 } from "./rules.js";
-import type { SimpleCommand } from "./shell.js";
+import { readCommandLine, type SimpleCommand } from "./shell.js";
 
 export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
@@ -269,12 +269,16 @@ export class PermissionPolicy {
   }
 }
 
-/** Each simple command of a Bash call, plus the line as a whole (a deny rule may name a pipeline). */
+/**
+ * Each simple command of a Bash call that could be read — also of a line that as a whole cannot
+ * be, since a deny rule matches any command it can see — plus the line as a whole (a deny rule
+ * may name a pipeline).
+ */
 function bashCommands(input: unknown): SimpleCommand[] | undefined {
   const command = (input as { command?: unknown } | undefined)?.command;
   if (typeof command !== "string") return undefined;
   const whole = { text: command.trim().replace(/\s+/g, " "), writes: false };
-  return [...(commandsOf(input) ?? []), whole];
+  return [...readCommandLine(command).commands, whole];
 }
 
 /** Commands whose second word picks what they do: `npm test`, `git push`, `docker run`. */
