@@ -106,7 +106,7 @@ class LineReader {
       this.refuse("shell code nested too deep to read");
       return;
     }
-    const tree = parseShell(text);
+    const tree = parseRepaired(text);
     if (typeof tree === "string") {
       this.refuse(tree);
       return;
@@ -114,7 +114,7 @@ class LineReader {
     try {
       const root = tree.rootNode;
       if (root.hasError) this.refuse("the line does not parse as bash");
-      this.#checkContinuations(text, root);
+      this.#checkContinuations(root.text, root);
       if (ARITHMETIC.test(text) && /['"][^'"]*(?:\$\(|`)/.test(text))
         this.refuse("a quoted $(…) may run where a value is evaluated as arithmetic");
       const outer = this.#depth;
@@ -158,6 +158,11 @@ class LineReader {
         return;
       case "variable_assignment":
       case "variable_assignments":
+        // `for ((i=0; …))` assigns inside arithmetic: nothing runs.
+        if (node.parent?.type === "c_style_for_statement") {
+          this.#nested(node);
+          return;
+        }
         this.#push([], this.#assignmentsOf(node), redirection, true);
         this.#nested(node);
         return;
@@ -208,9 +213,11 @@ class LineReader {
 
   #pipeline(node: Node, redirection: Redirection): void {
     const piped = this.#piped;
+    // `cat <<EOF | sh`: tree-sitter puts the rest of the pipeline inside the heredoc redirection.
+    const continued = node.parent?.type === "heredoc_redirect";
     node.namedChildren.forEach((child, i) => {
       if (child === null) return;
-      this.#piped = piped || i > 0;
+      this.#piped = piped || continued || i > 0;
       this.#walk(child, redirection);
     });
     this.#piped = piped;
@@ -372,6 +379,35 @@ class LineReader {
     const own = node.type === "variable_assignment" ? [node] : node.children;
     return own.filter((c): c is Node => c?.type === "variable_assignment").map(renderAssignment);
   }
+}
+
+/**
+ * tree-sitter-bash lexes a line break followed by a backslash (`ls⏎\\rm x`) into one bare word,
+ * where bash ends the command at the line break. A bare word never holds an unescaped line
+ * break, so a space is put after each such break (outside quotes, where it changes nothing) and
+ * the line parsed again.
+ */
+function parseRepaired(text: string): ReturnType<typeof parseShell> {
+  let source = text;
+  for (let attempt = 0; ; attempt++) {
+    const tree = parseShell(source);
+    if (typeof tree === "string") return tree;
+    const breaks = misreadBreaks(tree.rootNode);
+    if (breaks.length === 0) return tree;
+    tree.delete();
+    if (attempt === 4) return "the shell parser misreads the line breaks of this line";
+    for (const at of breaks.sort((a, b) => b - a)) source = `${source.slice(0, at)} ${source.slice(at)}`;
+  }
+}
+
+function misreadBreaks(node: Node): number[] {
+  if (node.type === "word") {
+    const out: number[] = [];
+    for (const m of node.text.matchAll(/(\\*)\n/g))
+      if ((m[1]?.length ?? 0) % 2 === 0) out.push(node.startIndex + (m.index ?? 0) + (m[1]?.length ?? 0) + 1);
+    return out;
+  }
+  return node.children.flatMap((c) => (c === null ? [] : misreadBreaks(c)));
 }
 
 function renderAssignment(node: Node): string {
