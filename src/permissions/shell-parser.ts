@@ -38,6 +38,11 @@ async function load(): Promise<void> {
   parser = ready;
 }
 
+/** Whether the grammar has loaded: until then every answer is "unreadable", and none is worth keeping. */
+export function shellParserLoaded(): boolean {
+  return parser !== undefined;
+}
+
 /** The syntax tree of a line, or why there is none. The caller deletes the tree. */
 export function parseShell(text: string): Tree | string {
   if (parser === undefined)

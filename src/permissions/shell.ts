@@ -1,5 +1,5 @@
 import type { Node } from "web-tree-sitter";
-import { parseShell } from "./shell-parser.js";
+import { parseShell, shellParserLoaded } from "./shell-parser.js";
 import { type WordValue, wordValue } from "./shell-words.js";
 import { unwrap } from "./shell-wrappers.js";
 
@@ -48,7 +48,23 @@ const MAX_LENGTH = 10_000;
 /** `eval`, `sh -c` and `trap` strings nest; past this depth the line is unreadable. */
 const MAX_DEPTH = 8;
 
+/** The last lines read: one call is checked against deny, ask and allow rules and the read-only set. */
+const recent = new Map<string, CommandLine>();
+const RECENT_LINES = 32;
+
 export function readCommandLine(command: string): CommandLine {
+  const known = recent.get(command);
+  if (known !== undefined) return known;
+  const line = parseCommandLine(command);
+  if (shellParserLoaded()) {
+    if (recent.size >= RECENT_LINES) recent.delete(recent.keys().next().value as string);
+    recent.set(command, line);
+  }
+  return line;
+}
+
+/** `readCommandLine` without its memory of recent lines: every call parses (bench/shell-parse.bench.ts). */
+export function parseCommandLine(command: string): CommandLine {
   const reader = new LineReader();
   if (command.length > MAX_LENGTH) reader.refuse(`the line is longer than ${MAX_LENGTH} characters`);
   reader.read(command, 0);
@@ -98,7 +114,10 @@ class LineReader {
   }
 
   result(): CommandLine {
-    return { commands: this.#commands, ...(this.#unreadable === undefined ? {} : { unreadable: this.#unreadable }) };
+    return {
+      commands: Object.freeze(this.#commands),
+      ...(this.#unreadable === undefined ? {} : { unreadable: this.#unreadable }),
+    };
   }
 
   read(text: string, depth: number): void {
@@ -191,7 +210,8 @@ class LineReader {
   }
 
   #children(node: Node, redirection: Redirection): void {
-    for (const child of node.children) if (child !== null) this.#walk(child, redirection);
+    // A leaf (a word, an operator) holds no command; skipping it saves a call into the parser per token.
+    for (const child of node.children) if (child !== null && child.childCount > 0) this.#walk(child, redirection);
   }
 
   /** The commands inside a node's words (substitutions), not the node's own command. */
@@ -285,7 +305,7 @@ class LineReader {
         const word = wordValue(child);
         if (field === "name" && (!word.literal || word.glob || word.brace)) nameKnown = false;
         words.push(word);
-        this.#walk(child, NO_REDIRECTION);
+        if (child.childCount > 0) this.#walk(child, NO_REDIRECTION);
       } else if (field === "redirect") {
         const found = this.#redirection(child);
         targets.push(...found.targets);
@@ -392,7 +412,7 @@ function parseRepaired(text: string): ReturnType<typeof parseShell> {
   for (let attempt = 0; ; attempt++) {
     const tree = parseShell(source);
     if (typeof tree === "string") return tree;
-    const breaks = misreadBreaks(tree.rootNode);
+    const breaks = /\n\s*\\/.test(source) ? misreadBreaks(tree.rootNode) : [];
     if (breaks.length === 0) return tree;
     tree.delete();
     if (attempt === 4) return "the shell parser misreads the line breaks of this line";

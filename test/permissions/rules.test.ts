@@ -106,7 +106,7 @@ describe("Bash rules", () => {
     assert.equal(p.decide("Bash", bash("git push"), "allow").behavior, "ask", "an ask rule still asks");
     assert.equal(p.decide("Bash", bash("git push --force"), "allow").behavior, "deny");
     const plan = policy(none, "plan");
-    assert.equal(plan.decide("Bash", bash("ls"), "allow").behavior, "deny");
+    assert.equal(plan.decide("Bash", bash("npm test"), "allow").behavior, "deny");
     assert.equal(plan.decide("Read", { file_path: join(PROJECT, "a") }, undefined).behavior, "allow");
   });
 });
@@ -133,7 +133,7 @@ describe("path, MCP and Agent rules", () => {
     const p = policy(none, "acceptEdits");
     assert.equal(p.decide("Edit", { file_path: join(PROJECT, "src/a.ts") }, undefined).behavior, "allow");
     assert.equal(p.decide("Edit", { file_path: "/etc/hosts" }, undefined).behavior, "ask");
-    assert.equal(p.decide("Bash", bash("ls"), undefined).behavior, "ask");
+    assert.equal(p.decide("Bash", bash("npm test"), undefined).behavior, "ask");
   });
 
   test("mcp__server covers its tools, mcp__server__tool one; MCP tools and Agent ask by default", () => {
