@@ -119,9 +119,8 @@ export async function permissionsCommand(
       lines.push(
         "no rules: reads and read-only Bash commands run; other Bash, edits, MCP tools and Agent ask (default mode)",
       );
-    const rows = [...listing.rules, ...listing.builtIn];
-    const width = Math.max(0, ...rows.map((r) => r.rule.length));
-    for (const r of rows)
+    const width = Math.max(0, ...listing.rules.map((r) => r.rule.length));
+    for (const r of [...listing.rules, ...listing.builtIn])
       lines.push(`${r.behavior.padEnd(5)}  ${r.rule.padEnd(width)}  ${r.source}${r.file ? ` (${r.file})` : ""}`);
     for (const d of listing.additionalDirectories) lines.push(`additional directory: ${d}`);
     await output.writeOut(io.stdout, lines.map((l) => `${terminalLine(l)}\n`).join(""));
