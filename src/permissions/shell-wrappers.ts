@@ -11,9 +11,15 @@ export type Unwrapped =
   /** Not a wrapper: the command itself. */
   | { readonly kind: "none" }
   /** The wrapper disappears: the inner command is matched, with `assignments` before it. */
-  | { readonly kind: "strip"; readonly inner: readonly WordValue[]; readonly assignments?: readonly WordValue[] }
+  | {
+      readonly kind: "strip";
+      readonly inner: readonly WordValue[];
+      readonly assignments?: readonly WordValue[];
+      /** The inner command also gets words only known at run time (`xargs` adds its input). */
+      readonly fed?: true;
+    }
   /** The wrapper is a command, and so is each inner one. */
-  | { readonly kind: "runs"; readonly inner: readonly (readonly WordValue[])[] }
+  | { readonly kind: "runs"; readonly inner: readonly (readonly WordValue[])[]; readonly fed?: true }
   /** A string that the wrapper runs as shell code; `keep`: the wrapper is a command too. */
   | { readonly kind: "code"; readonly code: readonly WordValue[]; readonly keep: boolean }
   /** A shell reading its commands from standard input. */
@@ -87,14 +93,14 @@ export function unwrap(words: readonly WordValue[]): Unwrapped {
       return from(words, afterOptions(words, 1, {}), (i) => strip(words.slice(i)));
     case "xargs": {
       const inner = (i: number) => (words.length > i ? words.slice(i) : [{ ...literal("echo") }]);
-      if (words[1]?.value.startsWith("-") !== true) return strip(inner(1));
+      if (words[1]?.value.startsWith("-") !== true) return { kind: "strip", inner: inner(1), fed: true };
       return from(
         words,
         afterOptions(words, 1, {
           short: "adEILnPs",
           long: ["arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars"],
         }),
-        (i) => ({ kind: "runs", inner: [inner(i)] }),
+        (i) => ({ kind: "runs", inner: [inner(i)], fed: true }),
       );
     }
     case "env":
@@ -162,7 +168,7 @@ function unwrapFind(words: readonly WordValue[]): Unwrapped {
     inner.push(words.slice(i + 1, stop));
     i = stop;
   }
-  return inner.length === 0 ? { kind: "none" } : { kind: "runs", inner };
+  return inner.length === 0 ? { kind: "none" } : { kind: "runs", inner, fed: true };
 }
 
 /** `bash -c 'code'` runs its string; `bash` alone reads commands from its input; `bash file` runs a file. */

@@ -28,7 +28,7 @@ export interface ShellCommand extends SimpleCommand {
   readonly argv: readonly string[];
   /** Leading `NAME=value` words. */
   readonly assignments: readonly string[];
-  /** Every word is known without running anything (no `$x`, `$(…)`). */
+  /** Every word is known without running anything (no `$x`, `$(…)`, no words `xargs` adds). */
   readonly literal: boolean;
   /** Some word has an unquoted glob (`*.ts`): bash may expand it to anything, a flag included. */
   readonly glob: boolean;
@@ -319,22 +319,23 @@ class LineReader {
   }
 
   /** A command's words after the wrappers it is run through (shell-wrappers.ts). */
-  #emit(words: readonly WordValue[], assignments: readonly string[], redirection: Redirection): void {
+  #emit(words: readonly WordValue[], assignments: readonly string[], redirection: Redirection, fed = false): void {
     const unwrapped = unwrap(words);
     switch (unwrapped.kind) {
       case "none":
-        this.#push(words, assignments, redirection);
+        this.#push(words, assignments, redirection, false, fed);
         return;
       case "strip":
         this.#emit(
           unwrapped.inner,
           [...assignments, ...(unwrapped.assignments ?? []).map((w) => quoteAssignment(w.value))],
           redirection,
+          fed || unwrapped.fed === true,
         );
         return;
       case "runs":
         this.#push(words, assignments, redirection);
-        for (const inner of unwrapped.inner) this.#emit(inner, [], NO_REDIRECTION);
+        for (const inner of unwrapped.inner) this.#emit(inner, [], NO_REDIRECTION, fed || unwrapped.fed === true);
         return;
       case "code": {
         if (unwrapped.keep) this.#push(words, assignments, redirection);
@@ -365,7 +366,14 @@ class LineReader {
     }
   }
 
-  #push(words: readonly WordValue[], assignments: readonly string[], redirection: Redirection, bare = false): void {
+  /** `fed`: `xargs` or `find -exec` adds words only known at run time. */
+  #push(
+    words: readonly WordValue[],
+    assignments: readonly string[],
+    redirection: Redirection,
+    bare = false,
+    fed = false,
+  ): void {
     if (words.length === 0 && !bare) return;
     const argv = words.map((w) => w.value);
     this.#commands.push({
@@ -374,7 +382,7 @@ class LineReader {
       writes: redirection.targets.length > 0,
       argv,
       assignments,
-      literal: words.every((w) => w.literal),
+      literal: !fed && words.every((w) => w.literal),
       glob: words.some((w) => w.glob),
       writeTargets: redirection.targets.map((t) => t.path),
     });

@@ -78,6 +78,8 @@ const NOT_READ_ONLY = [
   "PAGER=evil git log",
   "echo hi; touch x",
   "rm x",
+  "echo /etc/passwd | xargs cat",
+  "find . -name x -exec cat {} \\;",
 ];
 
 describe("read-only commands", () => {
