@@ -40,6 +40,7 @@ export {
   type ScriptInput,
 } from "./models/index.js";
 export {
+  loadShellParser,
   PERMISSION_MODES,
   type PermissionBehavior,
   type PermissionMode,

@@ -2,6 +2,7 @@
 // main.ts loads this module at start-up to register the command: its static imports stay light.
 import type { Command } from "commander";
 import type { PermissionPolicy } from "../permissions/policy.js";
+import { ACCEPT_EDITS_COMMANDS, READ_ONLY_COMMANDS } from "../permissions/read-only.js";
 import { ENVIRONMENT_HELP, EXIT, type ExitCode } from "./exit.js";
 import type { OutStream } from "./output.js";
 import { addPermissionOptions, type PermissionCliFlags } from "./permission-flags.js";
@@ -24,6 +25,8 @@ export interface PermissionListing {
   readonly mode: string;
   readonly modeFrom: string;
   readonly rules: ListedRule[];
+  /** What runs without a rule: the read-only Bash commands, and in acceptEdits its filesystem commands. */
+  readonly builtIn: ListedRule[];
   readonly additionalDirectories: string[];
 }
 
@@ -66,10 +69,24 @@ export function permissionListing(policy: PermissionPolicy, shown: (file: string
       ...(r.file === undefined ? {} : { file: r.file.startsWith("--") ? r.file : shown(r.file) }),
     }));
   const from = policy.modeFrom;
+  const builtIn: ListedRule[] = [
+    {
+      behavior: "allow",
+      rule: `Bash read-only: ${READ_ONLY_COMMANDS.join(", ")} (git: read-only forms)`,
+      source: "built-in",
+    },
+  ];
+  if (policy.mode === "acceptEdits")
+    builtIn.push({
+      behavior: "allow",
+      rule: `Bash in the working directories: ${ACCEPT_EDITS_COMMANDS.join(", ")}`,
+      source: "acceptEdits",
+    });
   return {
     mode: policy.mode,
     modeFrom: from === "default" || from.startsWith("--") ? from : shown(from),
     rules,
+    builtIn,
     additionalDirectories: policy.additionalDirectories.map(shown),
   };
 }
@@ -99,9 +116,11 @@ export async function permissionsCommand(
       `mode: ${listing.mode} (${listing.modeFrom === "default" ? "the default" : `from ${listing.modeFrom}`})`,
     ];
     if (listing.rules.length === 0)
-      lines.push("no rules: reads run; Bash, edits, MCP tools and Agent ask (default mode)");
+      lines.push(
+        "no rules: reads and read-only Bash commands run; other Bash, edits, MCP tools and Agent ask (default mode)",
+      );
     const width = Math.max(0, ...listing.rules.map((r) => r.rule.length));
-    for (const r of listing.rules)
+    for (const r of [...listing.rules, ...listing.builtIn])
       lines.push(`${r.behavior.padEnd(5)}  ${r.rule.padEnd(width)}  ${r.source}${r.file ? ` (${r.file})` : ""}`);
     for (const d of listing.additionalDirectories) lines.push(`additional directory: ${d}`);
     await output.writeOut(io.stdout, lines.map((l) => `${terminalLine(l)}\n`).join(""));

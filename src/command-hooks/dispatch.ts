@@ -1,6 +1,7 @@
 import type { FieldRule } from "../hooks/catalog.js";
 import { matches } from "../hooks/matcher.js";
 import { Merger } from "../hooks/merge.js";
+import { loadShellParser } from "../permissions/shell-parser.js";
 import { DIALECT_SPECS, isForeign, nativeToolName } from "./dialects.js";
 import { type CommandHookEvent, EVENT_SPECS, matchValueOf } from "./events.js";
 import { type ExecutorOptions, type HandlerOutcome, runCommandHandler } from "./executor.js";
@@ -86,6 +87,8 @@ export async function runCommandHooks(
   opts: ExecutorOptions,
 ): Promise<MergedVerdict> {
   const value = matchValue ?? matchValueOf(event, payload);
+  // An `if` rule reads a Bash line with the shell parser; until it has loaded, every such rule matches.
+  if (handlers.some((h) => h.definition.if !== undefined)) await loadShellParser();
   const selected = selectHandlers(event, value, payload, handlers, opts.projectDir);
   if (selected.length === 0) return { ...EMPTY, runs: [] };
   const outcomes = await Promise.all(selected.map((h) => runCommandHandler(h, payload, opts)));

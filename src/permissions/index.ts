@@ -18,7 +18,15 @@ export {
   type PermissionRule,
   parseRule,
 } from "./rules.js";
-export { type SimpleCommand, splitCommands, withoutAssignments } from "./shell.js";
+export {
+  type CommandLine,
+  readCommandLine,
+  type ShellCommand,
+  type SimpleCommand,
+  splitCommands,
+  withoutAssignments,
+} from "./shell.js";
+export { loadShellParser } from "./shell-parser.js";
 export {
   type LoadedPermissions,
   type LoadPermissionsOptions,

@@ -1,4 +1,5 @@
 import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { autoAllowed } from "./read-only.js";
 import {
   commandsOf,
   EDIT_TOOLS,
@@ -10,7 +11,7 @@ import {
   ruleCoversTool,
   ruleMatchesCall,
 } from "./rules.js";
-import type { SimpleCommand } from "./shell.js";
+import { readCommandLine, type SimpleCommand } from "./shell.js";
 
 export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
@@ -34,6 +35,8 @@ export interface PermissionDecision {
    * and approval plugins are still asked, and a deny from them stands.
    */
   readonly remembered?: boolean;
+  /** An allow because every command of the Bash line is one of Claude Code's read-only commands. */
+  readonly readOnly?: boolean;
 }
 
 /** Tools that ask in `default` mode; every other tool (reads, plugin tools) runs. */
@@ -119,7 +122,9 @@ export class PermissionPolicy {
     const deny = this.denyRule(toolName, input, sessionId);
     if (deny) return { behavior: "deny", rule: deny, by: "rule" };
     const { mode } = this;
-    if (mode === "plan" && !READ_TOOLS.has(toolName) && toolName !== "Agent") return { behavior: "deny", by: "mode" };
+    const readOnlyBash = toolName === "Bash" && this.#autoAllowed(input, false) === "read-only";
+    if (mode === "plan" && !READ_TOOLS.has(toolName) && toolName !== "Agent" && !readOnlyBash)
+      return { behavior: "deny", by: "mode" };
     const unreadable = toolName === "Bash" && commandsOf(input) === undefined;
     const decision = this.#decideBeforeMode(toolName, input, hook, sessionId);
     // A line that cannot be read is never run without a person, whatever the mode or a hook says.
@@ -151,6 +156,10 @@ export class PermissionPolicy {
     if (allow)
       return { behavior: "allow", rule: allow.rule, by: "rule", ...(allow.remembered ? { remembered: true } : {}) };
     const { mode } = this;
+    // Read-only commands run in every mode, and acceptEdits approves filesystem commands in the working directories.
+    const auto = toolName === "Bash" ? this.#autoAllowed(input, mode === "acceptEdits") : undefined;
+    if (auto === "read-only") return { behavior: "allow", by: "default", readOnly: true };
+    if (auto === "accept-edits") return { behavior: "allow", by: "mode" };
     if (mode === "bypassPermissions") return { behavior: "allow", by: "mode" };
     if (mode === "acceptEdits" && EDIT_TOOLS.has(toolName) && this.#inWorkDirs(input))
       return { behavior: "allow", by: "mode" };
@@ -195,6 +204,12 @@ export class PermissionPolicy {
     const found = used.filter((r): r is PermissionRule => r !== undefined);
     if (quantifier === "every" ? found.length < commands.length : found.length === 0) return undefined;
     return { rule: found[0] as PermissionRule, remembered: found.some(remembered) };
+  }
+
+  #autoAllowed(input: unknown, acceptEdits: boolean) {
+    const command = (input as { command?: unknown } | undefined)?.command;
+    if (typeof command !== "string") return undefined;
+    return autoAllowed(command, { cwd: this.options.cwd, dirs: this.#workDirs }, acceptEdits);
   }
 
   #inWorkDirs(input: unknown): boolean {
@@ -269,12 +284,16 @@ export class PermissionPolicy {
   }
 }
 
-/** Each simple command of a Bash call, plus the line as a whole (a deny rule may name a pipeline). */
+/**
+ * Each simple command of a Bash call that could be read — also of a line that as a whole cannot
+ * be, since a deny rule matches any command it can see — plus the line as a whole (a deny rule
+ * may name a pipeline).
+ */
 function bashCommands(input: unknown): SimpleCommand[] | undefined {
   const command = (input as { command?: unknown } | undefined)?.command;
   if (typeof command !== "string") return undefined;
   const whole = { text: command.trim().replace(/\s+/g, " "), writes: false };
-  return [...(commandsOf(input) ?? []), whole];
+  return [...readCommandLine(command).commands, whole];
 }
 
 /** Commands whose second word picks what they do: `npm test`, `git push`, `docker run`. */

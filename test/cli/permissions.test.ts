@@ -267,10 +267,23 @@ describe("gatehouse permissions and hooks check", () => {
         { behavior: "deny", rule: "Bash(curl:*)", source: "flag", file: "--disallowedTools" },
         { behavior: "allow", rule: "Bash(npm test:*)", source: "config", file: "gatehouse.json" },
       ],
+      builtIn: [
+        {
+          behavior: "allow",
+          rule: "Bash read-only: ls, cat, echo, pwd, head, tail, grep, find, wc, which, diff, stat, du, cd, git (git: read-only forms)",
+          source: "built-in",
+        },
+      ],
       additionalDirectories: [],
     });
     const text = await gatehouse(["permissions"], { cwd });
     assert.match(text.stdout, /^mode: plan \(from gatehouse\.json\)$/m);
+    assert.match(text.stdout, /^allow {2}Bash read-only: ls, cat, .* {2}built-in$/m);
+    const accepting = await gatehouse(["permissions", "--permission-mode", "acceptEdits"], { cwd });
+    assert.match(
+      accepting.stdout,
+      /^allow {2}Bash in the working directories: mkdir, touch, rm, rmdir, mv, cp, sed +acceptEdits$/m,
+    );
     assert.match(text.stdout, /^allow {2}Bash\(npm test:\*\) {2}config \(gatehouse\.json\)$/m);
 
     const bad = await fresh({ ".claude/settings.local.json": '{\n  "permissions": { "ask": ["Bash(git"] }\n}\n' });

@@ -1,12 +1,15 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
-import { describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import { mergeVerdicts, runCommandHooks, selectHandlers } from "../../src/command-hooks/dispatch.js";
 import { matchValueOf } from "../../src/command-hooks/events.js";
 import type { HandlerOutcome } from "../../src/command-hooks/executor.js";
 import type { NormalizedVerdict } from "../../src/command-hooks/verdict.js";
+import { loadShellParser } from "../../src/permissions/index.js";
 import { execHook, execOptions, hook, inputFor, shellHook, tempDir } from "./helpers.js";
+
+before(() => loadShellParser());
 
 const emit = (exit: number, stdout: string, stderr = "", o: Parameters<typeof execHook>[2] = {}) =>
   execHook("emit.sh", [String(exit), stdout, stderr], o);

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
-import { describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import { ifRuleMatches, parseIfRule, splitShell } from "../../src/command-hooks/if-rule.js";
+import { loadShellParser } from "../../src/permissions/index.js";
+
+before(() => loadShellParser());
 
 const matchesRule = (rule: string, tool: string, input: unknown) => {
   const r = parseIfRule(rule);
@@ -55,8 +58,8 @@ describe("`if` permission rules", () => {
 
   test("splitShell finds simple commands on ; && || | and in backticks", () => {
     assert.deepEqual(splitShell("a; b && c || d | e\nf"), ["a", "b", "c", "d", "e", "f"]);
-    // A substitution leaves a placeholder word in the command around it.
-    assert.deepEqual(splitShell("x `y z` w"), ["y z", "x _ w"]);
+    // A substitution is a command of its own (run first), and stays as written in the command around it.
+    assert.deepEqual(splitShell("x `y z` w"), ["y z", "x `y z` w"]);
     assert.deepEqual(splitShell("(rm -rf x); { rm y; }; if true; then rm z; fi"), ["rm -rf x", "rm y", "true", "rm z"]);
     assert.equal(splitShell('echo "unterminated'), undefined);
   });

@@ -1,7 +1,7 @@
 import type { Part } from "../../core/message.js";
 import type { Attribution } from "../../hooks/types.js";
 import type { CollectedResponse, CollectedToolCall } from "../../models/collect.js";
-import { withRealPath } from "../../permissions/index.js";
+import { loadShellParser, withRealPath } from "../../permissions/index.js";
 import type { Tool, ToolContext } from "../../tools/types.js";
 import { settlePermission } from "../approvals.js";
 import type { RuntimeDeps } from "../deps.js";
@@ -223,6 +223,8 @@ async function runToolCall(
   const denied = async (denial: PermissionDenial, message?: string) =>
     notRun(await permissionDenied(deps, state, params, denial, message ?? denialNotice(denial)));
 
+  // A Bash line is read by a parser that loads once, asynchronously; before it has, no line can be read.
+  if (toolName === "Bash") await loadShellParser();
   // Deny rules come first, in every mode: no hook that could let it through sees a call a rule refuses.
   const denyRule = denyRuleOf(deps, toolName, params, state.sessionId);
   if (denyRule) {
