@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import Database from "better-sqlite3";
+import { openServiceRecords } from "../../src/server/index.js";
 import { api, startTestServer, type TestServer } from "../server/helpers.js";
 import { consoleLogin, liveUntil } from "./helpers.js";
 import { bash, write } from "./world.js";
@@ -138,4 +140,33 @@ describe("the console's approval asks and timelines", () => {
     assert.equal(own?.error?.kind, "server");
     assert.equal(own?.error?.message, undefined, "a client's key gets no error text");
   });
+});
+
+test("a records file made before asks and run ends kept their detail gains the column and keeps it", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "gatehouse-console-upgrade-"));
+  const path = join(dir, "gatehouse.db");
+  try {
+    const old = new Database(path);
+    old.exec(`CREATE TABLE server_pending_approvals (run_id TEXT NOT NULL, tool_call_id TEXT NOT NULL,
+      session_id TEXT NOT NULL, tool_name TEXT NOT NULL, title TEXT NOT NULL, asked_at BIGINT NOT NULL,
+      instance TEXT NOT NULL, PRIMARY KEY (run_id, tool_call_id));
+      CREATE TABLE server_run_steps (run_id TEXT NOT NULL, session_id TEXT NOT NULL, at BIGINT NOT NULL,
+      kind TEXT NOT NULL, name TEXT NOT NULL, plugin_id TEXT, outcome TEXT, category TEXT, duration_ms REAL,
+      tool_call_id TEXT, step INTEGER, ord BIGINT NOT NULL);`);
+    old.close();
+    const records = await openServiceRecords({ kind: "sqlite", path });
+    try {
+      const ask = { runId: "r", toolCallId: "t", sessionId: "s", toolName: "Bash", title: "Allow Bash?" };
+      await records.console.addPendingApproval({ ...ask, askedAt: 1, instance: "i", detail: '{"always":[]}' });
+      assert.equal((await records.console.pendingApprovals())[0]?.detail, '{"always":[]}');
+      const end = { runId: "r", sessionId: "s", at: 2, kind: "run-end", name: "api", pluginId: null } as const;
+      const row = { ...end, outcome: "failed", category: null, durationMs: 1, toolCallId: null, step: null };
+      await records.console.recordSteps({ steps: [{ ...row, detail: '{"kind":"server"}' }], started: [], ended: [] });
+      assert.equal((await records.console.stepsOf(["r"]))[0]?.detail, '{"kind":"server"}');
+    } finally {
+      await records.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
