@@ -11,7 +11,7 @@ import { api, startTestServer, type TestServer } from "../server/helpers.js";
 import { builtConsole, launchBrowser, logIn, openPage, type PageProblems, screenshot } from "./helpers.js";
 import { bash } from "./world.js";
 
-/** The docs' pictures of the console, refreshed by this test. */
+/** The docs' pictures of the console, refreshed by this test on request. */
 const IMAGES = fileURLToPath(new URL("../../docs/images/", import.meta.url));
 
 const SCRIPT = {
@@ -36,7 +36,8 @@ const overflows = (page: Page) =>
  * The console at a desktop's 1280 px and a phone's 360 px in Chromium: sessions titled by their
  * first prompt and found by it, a run's timeline with a denied call and a failure's cause, a
  * live approval ask showing the command and the rule "always" adds — nothing wider than the
- * window. Screenshots go to docs/images/.
+ * window. Screenshots go to test-artifacts/console/ (and, with GATEHOUSE_UPDATE_DOCS_IMAGES=1, to
+ * docs/images/).
  */
 describe("the console's layout at 1280 and 360 px", () => {
   let dir: string;
@@ -81,7 +82,11 @@ describe("the console's layout at 1280 and 360 px", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const picture = async (name: string) => copyFileSync(await screenshot(page, name), join(IMAGES, `${name}.png`));
+  /** Kept in test-artifacts/console/; copied over the docs' pictures when GATEHOUSE_UPDATE_DOCS_IMAGES=1. */
+  const picture = async (name: string) => {
+    const taken = await screenshot(page, name);
+    if (process.env.GATEHOUSE_UPDATE_DOCS_IMAGES === "1") copyFileSync(taken, join(IMAGES, `${name}.png`));
+  };
 
   for (const width of [1280, 360]) {
     test(`at ${width} px: sessions titled by their first prompt and searchable by it; nothing wider than the window`, async () => {
