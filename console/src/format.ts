@@ -30,6 +30,7 @@ export function tone(outcome: string | null | undefined): string {
     case "block":
     case "blocked":
     case "deny":
+    case "denied":
     case "withheld":
     case "cancel":
     case "cancelled":

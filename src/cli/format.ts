@@ -1,5 +1,6 @@
-// Text helpers for the listing commands: pure functions (node:path only).
+// Text helpers for the listing commands: pure functions.
 import { isAbsolute, relative } from "node:path";
+import { oneLine } from "../core/text.js";
 import { terminalText } from "./terminal.js";
 
 /** Left-aligned columns two spaces apart; the last column is not padded. `paint` colors a cell after padding. */
@@ -41,8 +42,7 @@ export function duration(ms: number): string {
 
 /** One line of at most `max` characters (whitespace runs collapsed), with `…` when cut. */
 export function clip(text: string, max: number): string {
-  const flat = terminalText(text).replace(/\s+/g, " ").trim();
-  return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1))}…`;
+  return oneLine(terminalText(text), max);
 }
 
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };

@@ -1,11 +1,9 @@
 // Picking up a conversation: `--continue` (the latest session), `--resume [id]` (a session, or a
-// picker on a terminal), a session's title, and the recap a resumed chat prints. A session's title
-// is the one someone gave it (`sessions rename`, the server's API), else its first prompt as the
-// store keeps it — read from the messages, never copied: the store holds only what passed the input
-// gates, and a scrub that removes the prompt takes that title with it.
+// picker on a terminal), a session's title (runtime/session-titles.ts, which the console reads
+// too), and the recap a resumed chat prints.
 import { createInterface } from "node:readline";
-import type { Message } from "../core/message.js";
 import { messageText } from "../core/message.js";
+import { firstPromptText, isPrompt, TITLE_CHARS, sessionTitles as titlesOf } from "../runtime/session-titles.js";
 import type { SessionListing, SessionStore } from "../store/types.js";
 import { EXIT } from "./exit.js";
 import { clip, shortTime } from "./format.js";
@@ -21,9 +19,8 @@ export interface ResumeFlags {
   readonly resume?: string | boolean;
 }
 
-/** How many sessions the picker offers, and how many messages the title search reads. */
+/** How many sessions the picker offers. */
 const PICKER_SIZE = 20;
-const TITLE_SCAN = 50;
 
 /** Exits 2 when more than one of `--session`, `--continue`, `--resume` is given. */
 export function checkResumeFlags(flags: ResumeFlags): void {
@@ -35,26 +32,18 @@ export function checkResumeFlags(flags: ResumeFlags): void {
   if (given.length > 1) throw new CliStop(EXIT.usage, `${given.join(" and ")}: give only one`);
 }
 
-/** Whether a stored user message is a prompt (not the notice a blocked prompt left). */
-function isPrompt(message: Message): boolean {
-  return message.role === "user" && message.metadata.blockedBy === undefined && messageText(message).trim() !== "";
-}
-
 /** The first prompt the session's store kept, as one line; null when none (yet). */
 export async function firstPrompt(store: SessionStore, sessionId: string): Promise<string | null> {
-  const first = (await store.sessionMessages(sessionId, { afterSeq: 0, limit: TITLE_SCAN })).find(isPrompt);
-  return first === undefined ? null : clip(messageText(first), 80);
+  const text = await firstPromptText(store, sessionId);
+  return text === null ? null : clip(text, TITLE_CHARS);
 }
 
-/** Titles of these sessions, by id: the given one, else the first stored prompt (null: neither). */
-export async function sessionTitles(
+/** Titles of these sessions, by id, as a terminal shows them (the given one, else the first stored prompt). */
+export function sessionTitles(
   store: SessionStore,
   sessions: readonly Pick<SessionListing, "id" | "title">[],
 ): Promise<Map<string, string | null>> {
-  const titles = new Map<string, string | null>();
-  for (const s of sessions)
-    titles.set(s.id, s.title !== undefined ? clip(s.title, 80) : await firstPrompt(store, s.id));
-  return titles;
+  return titlesOf(store, sessions, (text) => clip(text, TITLE_CHARS));
 }
 
 /** What a run kept of its prompt: the text the store holds for it (none when a gate blocked it). */

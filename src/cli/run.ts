@@ -6,6 +6,7 @@ import { type Diagnostic, formatDiagnostic } from "../command-hooks/diagnostics.
 import { MODEL_ENV, type ResolvedSettings } from "../config/index.js";
 import type { GatehouseConfig } from "../config/schema.js";
 import { ModelSpecError } from "../models/errors.js";
+import { unconfiguredModel } from "../models/unconfigured.js";
 import type { PermissionPolicy } from "../permissions/index.js";
 import { denialText } from "../runtime/doors/tool.js";
 import type { Approver, RunResult } from "../runtime/types.js";
@@ -131,7 +132,8 @@ export interface PreparedGatehouse {
   readonly config: GatehouseConfig;
   /** The config file read (absolute), if any. */
   readonly file?: string;
-  readonly settings: ResolvedSettings & { readonly model: string };
+  /** No model only when `prepareGatehouse` was told one is not needed (the console's browsing). */
+  readonly settings: ResolvedSettings;
   readonly commandHooks: ResolvedSettings["commandHooks"];
   /** The permission rules and mode every tool call is checked against. */
   readonly permissions: PermissionPolicy;
@@ -142,13 +144,14 @@ export async function prepareGatehouse(
   flags: GatehouseFlags,
   io: Pick<CliIO, "cwd" | "env">,
   log: CliLogger,
+  options: { readonly modelOptional?: boolean } = {},
 ): Promise<PreparedGatehouse> {
   checkId("--session", flags.session);
   if (flags.model !== undefined && flags.model.trim() === "") throw new Stop(EXIT.usage, "--model: empty model spec");
   const maxSteps = maxTurnsOf(flags.maxTurns);
   const { config, file, settings } = await loadProject(flags, io);
   const { model } = settings;
-  if (model === undefined) throw new Stop(EXIT.usage, NO_MODEL);
+  if (model === undefined && !options.modelOptional) throw new Stop(EXIT.usage, NO_MODEL);
   const sources = readSources({ config, ...(file === undefined ? {} : { file }), settings }, flags, io, log);
   const { load: _, ...rest } = settings.commandHooks;
   const commandHooks = { ...rest, handlers: [...(rest.handlers ?? []), ...sources.commandHooks.handlers] };
@@ -161,7 +164,7 @@ export async function prepareGatehouse(
   return {
     config,
     ...(file === undefined ? {} : { file }),
-    settings: { ...settings, model, runtime },
+    settings: { ...settings, runtime },
     commandHooks,
     permissions,
   };
@@ -203,7 +206,8 @@ export async function openGatehouse(
   try {
     const { tools, lateTools, onToolsWait } = await toolsFor(config, settings, io, log, cleanup);
     const gatehouse = createGatehouse({
-      model: settings.model,
+      // Only the console opens without a model: a run it is asked for fails saying so.
+      model: settings.model ?? unconfiguredModel(NO_MODEL),
       pluginEntries: settings.pluginEntries,
       store,
       tools,

@@ -19,9 +19,10 @@ export interface Signals {
  * plugins, command hooks, tools, MCP, store), with the service's approver, and serves it until
  * SIGTERM or SIGINT; then shuts down gracefully.
  *
- * As `gatehouse console` (`local`): on loopback whatever the configuration says, approval asks
- * waiting for the console unless `server.approvals.mode` says otherwise, a free port if the
- * configured one is taken, and the console's address printed on stdout.
+ * As `gatehouse console` (`local`): on loopback whatever the configuration says, no model needed,
+ * approval asks waiting for the console unless `server.approvals.mode` says otherwise, a free
+ * port if the configured one is taken, and the console's address printed on stdout. `serve`
+ * prints the console's address on stderr beside the server's, unless the console is turned off.
  */
 export async function serve(
   flags: ServeFlags,
@@ -30,7 +31,8 @@ export async function serve(
   options: { readonly local?: boolean } = {},
 ): Promise<ExitCode> {
   return runCli(io, async (log) => {
-    const prepared = await prepareGatehouse(flags, io, log);
+    // The console only browses what is stored: it opens without a model.
+    const prepared = await prepareGatehouse(flags, io, log, { modelOptional: options.local === true });
     const configured = prepared.config.server ?? {};
     const config = options.local
       ? { ...configured, approvals: { ...configured.approvals, mode: configured.approvals?.mode ?? "console" } }
@@ -79,6 +81,9 @@ export async function serve(
       throw new CliStop(EXIT.failed, `cannot listen on ${host}:${port}: ${describe(error)}`);
     }
     log.warn(`serving on ${running.url}`);
+    if (options.local && prepared.settings.model === undefined)
+      log.warn("no model configured: the console shows what is stored; a run started here fails until one is set");
+    if (!options.local && config.console !== false) log.warn(`console: ${running.url}/console/`);
     if (options.local) {
       const keys = await service.records.apiKeyCounts();
       if (keys.all > 0)

@@ -58,7 +58,7 @@ export function registerConsoleCommand(program: Command): void {
       "after",
       exitHelp({
         failed: "the server could not start (store, port in use)",
-        usage: "no model, a plugin that cannot be loaded",
+        usage: "a plugin that cannot be loaded (no model is needed: the console browses what is stored)",
       }),
     )
     .action(async (flags: ServeFlags) => {

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { RunEvent, RunResult } from "../runtime/types.js";
 import type { Message, Run, Session } from "../store/types.js";
 import { SessionListQuery, SessionListWithFigures } from "./console/schemas.js";
-import { listSessions } from "./console/sessions.js";
+import { consoleTitles, listSessions } from "./console/sessions.js";
 import {
   admitted,
   checkPrompt,
@@ -160,8 +160,10 @@ export function nativeRoutes(app: FastifyInstance, ctx: ServerContext): void {
         store.listRuns(session.id),
         store.sessionMessages(session.id, { limit: 10_000 }),
       ]);
+      const titles = await consoleTitles(store, [{ session, owner }]);
       return {
         ...sessionJson(session, owner),
+        title: titles.get(session.id) ?? null,
         principal: owner?.principal ?? null,
         runs: runs.map(runJson),
         messages: messages.map(messageJson),

@@ -2,6 +2,7 @@ import type { HookLogger } from "../hooks/kinds/shared.js";
 import { describeError as describe } from "../hooks/sanitize.js";
 import type { Gatehouse } from "../runtime/gatehouse.js";
 import type { ApprovalAnswer, ApprovalDecision, Approver, RunEvent, RunInput, RunResult } from "../runtime/types.js";
+import { approvalDetail } from "./console/approval-detail.js";
 import type { RunSignal, ServiceRecords } from "./records.js";
 
 export interface RunLimits {
@@ -98,6 +99,7 @@ export class RunManager {
       title: request.title,
       askedAt: Date.now(),
       instance: this.instance,
+      detail: approvalDetail(request),
     });
     return new Promise((resolve) => {
       const settle = (decision: ApprovalDecision, by: string) => {

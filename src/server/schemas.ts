@@ -76,6 +76,10 @@ export const RunSchema = z.object({
 });
 
 export const SessionDetailSchema = SessionSchema.extend({
+  title: z
+    .string()
+    .nullable()
+    .describe("The title given to the session, else its first prompt as the store keeps it (one line); null: neither."),
   principal: z.string().nullable().describe("Who owns it; null for a session made outside serve."),
   runs: z.array(RunSchema),
   messages: z.array(MessageSchema),

@@ -148,4 +148,40 @@ describe("gatehouse console", () => {
       assert.equal(await open.exit, 0);
     }
   });
+
+  test("with no model configured it starts and browses what is stored, titled by first prompt; a run asked of it fails saying no model is configured", async () => {
+    const dir = await projects();
+    assert.equal((await gatehouse(["run", "--model", "scripted:echo", "-p", "plan the garden"], { cwd: dir })).code, 0);
+    const open = startConsole(dir, await builtConsole());
+    try {
+      const url = new URL(await open.url);
+      const listed = (await getJson(new URL("/v1/sessions?scope=all", url).toString())) as {
+        data: { id: string; title: string | null }[];
+      };
+      assert.deepEqual(
+        listed.data.map((s) => s.title),
+        ["plan the garden"],
+      );
+      const created = await fetch(new URL("/v1/sessions", url), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
+      const session = ((await created.json()) as { id: string }).id;
+      const run = await fetch(new URL(`/v1/sessions/${session}/runs`, url), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ prompt: "again" }),
+      });
+      assert.equal(run.status, 500);
+      const timeline = (await getJson(new URL(`/v1/sessions/${session}/timeline`, url).toString())) as {
+        runs: { status: string; error: { message?: string } | null }[];
+      };
+      assert.equal(timeline.runs[0]?.status, "failed");
+      assert.match(timeline.runs[0]?.error?.message ?? "", /no model configured/, "the cause, for the local admin");
+    } finally {
+      open.child.kill("SIGTERM");
+      assert.equal(await open.exit, 0);
+    }
+  });
 });

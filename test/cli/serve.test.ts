@@ -91,6 +91,29 @@ describe("gatehouse serve and gatehouse keys (the CLI, as a user runs them)", ()
     assert.equal(again.code, 1);
   });
 
+  test("serve prints the console's address beside its own at startup, and not when the console is turned off", async () => {
+    const dir = await projectWith({ "gatehouse.json": { model: "scripted:echo" } });
+    const served = serve(dir);
+    try {
+      const url = await served.url;
+      await until(() => served.stderr().includes("/console/"));
+      assert.match(served.stderr(), new RegExp(`^gatehouse: console: ${url}/console/$`, "m"));
+      assert.equal((await fetch(`${url}/console/`)).status, 200, "the address printed is the console");
+    } finally {
+      served.child.kill("SIGTERM");
+      assert.equal(await served.exit, 0);
+    }
+    const off = await projectWith({ "gatehouse.json": { model: "scripted:echo", server: { console: false } } });
+    const quiet = serve(off);
+    try {
+      assert.equal((await fetch(`${await quiet.url}/console/`)).status, 404);
+    } finally {
+      quiet.child.kill("SIGTERM");
+      assert.equal(await quiet.exit, 0);
+    }
+    assert.doesNotMatch(quiet.stderr(), /console:/);
+  });
+
   test("serve refuses to listen beyond loopback while no key exists (exit 2)", async () => {
     const dir = await projectWith({ "gatehouse.json": { model: "scripted:echo" } });
     const refused = await gatehouse(["serve", "--host", "0.0.0.0", "--port", "0"], { cwd: dir });

@@ -1,4 +1,6 @@
+import { z } from "zod";
 import { definePlugin } from "../../src/plugins/index.js";
+import type { Tool } from "../../src/tools/types.js";
 
 /**
  * The console tests' world: a scripted model, a firewall that blocks prompts with a notice (and
@@ -84,3 +86,17 @@ export const verifier = definePlugin({
     );
   },
 });
+
+/** Stand-ins for the built-in tools an approval shows (their names are what the rules and suggestions read). */
+export const bash: Tool<{ command: string }, string> = {
+  name: "Bash",
+  description: "Runs a command",
+  inputSchema: z.object({ command: z.string() }),
+  execute: async () => "ran",
+};
+export const write: Tool<{ file_path: string; content: string }, string> = {
+  name: "Write",
+  description: "Writes a file",
+  inputSchema: z.object({ file_path: z.string(), content: z.string() }),
+  execute: async () => "written",
+};

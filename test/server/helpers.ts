@@ -26,6 +26,7 @@ export async function startTestServer(
   options: {
     readonly plugins?: readonly PluginDefinition[];
     readonly tools?: GatehouseOptions["tools"];
+    readonly permissions?: GatehouseOptions["permissions"];
     readonly config?: ServerConfig;
     readonly store?: StoreOptions;
     readonly host?: string;
@@ -45,6 +46,7 @@ export async function startTestServer(
     approver: service.approver,
     ...(options.plugins ? { plugins: [...options.plugins] } : {}),
     ...(options.tools ? { tools: options.tools } : {}),
+    ...(options.permissions ? { permissions: options.permissions } : {}),
   });
   const running = await service.listen(built.gatehouse, { host: options.host ?? "127.0.0.1", port: 0 });
   return {

@@ -91,14 +91,58 @@ function Ask({ ask }: { ask: PendingAsk }) {
       setError(e instanceof ApiError ? e.message : "The answer was not sent.");
     }
   };
+  const titled = ask.title !== `Allow ${ask.toolName}?`;
   return (
     <li class="ask" data-testid="ask">
-      <div>
+      <div class="ask-head">
+        Allow{" "}
         <strong>
           <Inert text={ask.toolName} />
-        </strong>{" "}
-        <Inert class="title" text={ask.title} />
+        </strong>
+        ?
+        {titled && (
+          <>
+            {" "}
+            <Inert class="title" text={ask.title} />
+          </>
+        )}
       </div>
+      {ask.description !== null && (
+        <p class="description">
+          <Inert text={ask.description} />
+        </p>
+      )}
+      {ask.input.length > 0 && (
+        <dl class="input" data-testid="ask-input">
+          {ask.input.map((field) => (
+            <div key={field.name} class="field" data-field={field.name}>
+              <dt>
+                <Inert text={field.name} />
+              </dt>
+              <dd>
+                <pre>
+                  <Inert text={field.text} />
+                </pre>
+              </dd>
+            </div>
+          ))}
+        </dl>
+      )}
+      {ask.rule !== null && (
+        <p class="dim">
+          Asked by the rule <Inert class="rule" text={ask.rule} />
+        </p>
+      )}
+      {ask.always.length > 0 && (
+        <p class="always" data-testid="ask-always">
+          "Allow always" adds, for the rest of this session:{" "}
+          {ask.always.map((rule) => (
+            <code key={rule} class="rule">
+              <Inert text={rule} />
+            </code>
+          ))}
+        </p>
+      )}
       <div class="dim">
         asked {ago(ask.askedAt)} in <a href={sessionHref(ask.sessionId)}>a session</a> · run <Inert text={ask.runId} />{" "}
         on <Inert text={ask.instance} />
@@ -110,9 +154,11 @@ function Ask({ ask }: { ask: PendingAsk }) {
           <button type="button" onClick={() => void answer("allow-once")}>
             Allow once
           </button>
-          <button type="button" onClick={() => void answer("allow-always")}>
-            Allow always (this session)
-          </button>
+          {ask.always.length > 0 && (
+            <button type="button" onClick={() => void answer("allow-always")}>
+              Allow always (this session)
+            </button>
+          )}
           <button type="button" class="danger" onClick={() => void answer("deny")}>
             Deny
           </button>

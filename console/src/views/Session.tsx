@@ -3,7 +3,7 @@ import { ApiError, api } from "../api.js";
 import { duration, short, tone, when } from "../format.js";
 import { auditHref } from "../router.js";
 import { Inert, jsonText } from "../text.js";
-import type { Message, SessionDetail, Timeline } from "../types.js";
+import type { Message, SessionDetail, Timeline, TimelineRun } from "../types.js";
 import { Steps } from "./Timeline.js";
 
 /** A session: its runs on a timeline, then its messages exactly as stored. */
@@ -79,11 +79,12 @@ export function SessionView({ id }: { id: string }) {
               <Inert text={run.id} />
             </span>
             {!run.recorded && (
-              <span class="dim note">
-                rebuilt from the store (run outside gatehouse serve): audit records and tool calls, no durations
+              <span class="dim note" data-testid="rebuilt">
+                rebuilt from the store (a run outside gatehouse serve): its decisions and tool calls, each untimed
               </span>
             )}
           </header>
+          {run.status === "failed" && <Cause run={run} />}
           <Steps steps={run.steps} total={run.durationMs} />
         </article>
       ))}
@@ -96,6 +97,35 @@ export function SessionView({ id }: { id: string }) {
         ))}
       </ol>
     </section>
+  );
+}
+
+/** Why a run failed: its error as `gatehouse run --json` gives it, or what the store kept of it. */
+function Cause({ run }: { run: TimelineRun }) {
+  const { error } = run;
+  if (error === null)
+    return (
+      <p class="cause" data-testid="cause">
+        Failed{run.errorKind === undefined ? "" : `: ${run.errorKind}`}
+        {run.detail === undefined ? "" : ` (${run.detail})`}
+      </p>
+    );
+  const facts = [
+    error.kind,
+    error.status === undefined ? undefined : `HTTP ${error.status}`,
+    error.attempts === undefined ? undefined : `${error.attempts} attempts`,
+    error.retryable ? "may succeed later" : undefined,
+  ].filter((fact) => fact !== undefined);
+  return (
+    <p class="cause" data-testid="cause">
+      Failed: <Inert text={error.model === undefined ? error.provider : `${error.provider}:${error.model}`} /> (
+      <Inert text={facts.join(", ")} />)
+      {error.message !== undefined && (
+        <>
+          : <Inert class="cause-message" text={error.message} />
+        </>
+      )}
+    </p>
   );
 }
 

@@ -95,7 +95,7 @@ export function SessionsView({ admin }: { admin: boolean }) {
       ) : rows.length === 0 ? (
         <p class="empty">No sessions.</p>
       ) : (
-        <table class="grid" data-testid="sessions">
+        <table class="grid cards" data-testid="sessions">
           <thead>
             <tr>
               <th>Title</th>
@@ -115,11 +115,21 @@ export function SessionsView({ admin }: { admin: boolean }) {
                   </a>
                   {s.title !== null && <Inert class="sub" text={s.id} />}
                 </td>
-                <td>{s.principal === null ? <span class="dim">outside serve</span> : <Inert text={s.principal} />}</td>
-                <td title={when(s.lastActivityAt)}>{ago(s.lastActivityAt)}</td>
-                <td class="num">{s.runs}</td>
-                <td class={s.blocks > 0 ? "num bad" : "num"}>{s.blocks}</td>
-                <td class="num">{s.messages} msg</td>
+                <td data-label="principal">
+                  {s.principal === null ? <span class="dim">outside serve</span> : <Inert text={s.principal} />}
+                </td>
+                <td data-label="last activity" title={when(s.lastActivityAt)}>
+                  {ago(s.lastActivityAt)}
+                </td>
+                <td class="num" data-label="runs">
+                  {s.runs}
+                </td>
+                <td class={s.blocks > 0 ? "num bad" : "num"} data-label="blocks">
+                  {s.blocks}
+                </td>
+                <td class="num" data-label="size">
+                  {s.messages} msg
+                </td>
               </tr>
             ))}
           </tbody>

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import type { RunError } from "../../models/failure.js";
 import { HttpError, type ServerContext, sendError, visibleSession } from "../context.js";
 import { ErrorSchema, IdParams } from "../schemas.js";
 import { SseWriter } from "../sse.js";
@@ -80,6 +81,10 @@ export function consoleRoutes(app: FastifyInstance, ctx: ServerContext): void {
   apiRoutes(app, ctx);
 }
 
+function withoutMessage({ message: _message, ...rest }: RunError): Omit<RunError, "message"> {
+  return rest;
+}
+
 function pageRoutes(app: FastifyInstance, assets: ConsoleOptions["assets"]): void {
   const send = (reply: FastifyReply, name: string, ifNoneMatch: string | undefined) => {
     const asset = assets?.get(name);
@@ -131,7 +136,12 @@ function apiRoutes(app: FastifyInstance, ctx: ServerContext): void {
         store.listAudit({ sessionId: session.id }),
         store.sessionMessages(session.id, { limit: 10_000 }),
       ]);
-      return { sessionId: session.id, runs: buildTimeline(runs, steps, audit, messages) };
+      const timeline = buildTimeline(runs, steps, audit, messages);
+      // A failure's message is for operators (as a run's result keeps it from clients): admin keys.
+      const shown = request.admin
+        ? timeline
+        : timeline.map((run) => (run.error ? { ...run, error: withoutMessage(run.error) } : run));
+      return { sessionId: session.id, runs: shown };
     },
   );
 

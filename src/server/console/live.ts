@@ -1,8 +1,10 @@
 import type { FastifyRequest } from "fastify";
 import type { z } from "zod";
 import type { ServerContext } from "../context.js";
+import { readApprovalDetail } from "./approval-detail.js";
 import type { LiveRun } from "./records.js";
 import type { LiveSchema } from "./schemas.js";
+import { consoleTitles } from "./sessions.js";
 import { buildTimeline } from "./timeline.js";
 
 type Live = z.input<typeof LiveSchema>;
@@ -39,9 +41,11 @@ export async function liveSnapshot(ctx: ServerContext, caller: Caller): Promise<
   const roots = [...new Set(live.map((r) => rootOf(r).sessionId))];
   const owners = await ctx.records.sessionOwners(roots);
   const ownerOf = (run: LiveRun) => owners.get(rootOf(run).sessionId);
-  const titles = new Map<string, string | undefined>();
-  for (const id of roots) titles.set(id, (await store.getSession(id))?.title);
-  const titleOf = (run: LiveRun) => titles.get(rootOf(run).sessionId) ?? ownerOf(run)?.title ?? null;
+  const sessions = (await Promise.all(roots.map((id) => store.getSession(id)))).flatMap((session) =>
+    session ? [{ session, owner: owners.get(session.id) }] : [],
+  );
+  const titles = await consoleTitles(store, sessions);
+  const titleOf = (run: LiveRun) => titles.get(rootOf(run).sessionId) ?? null;
   const visible = live.filter((r) => caller.admin || ownerOf(r)?.principal === caller.principal);
 
   const steps = await ctx.records.console.stepsOf(visible.map((r) => r.runId));
@@ -80,6 +84,7 @@ export async function liveSnapshot(ctx: ServerContext, caller: Caller): Promise<
       title: a.title,
       askedAt: new Date(a.askedAt).toISOString(),
       instance: a.instance,
+      ...readApprovalDetail(a.detail),
     })),
   };
 }

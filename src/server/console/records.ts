@@ -6,7 +6,9 @@
  * Nothing here can hold content: a step is identifiers (run, session, tool call), names (a hook,
  * a plugin, a registered tool, a provider and model), an outcome, a category slug, numbers and
  * times. An approval ask keeps its title (the text a plugin wrote for the human who answers)
- * only while it waits.
+ * and what the terminal would show with it (the tool's input, secrets masked, and the rules an
+ * "always" adds) only while it waits. A failed run's end keeps its error as the run's result
+ * gives it (a kind, a provider, a status and one line Gatehouse wrote, secrets masked).
  */
 
 export const STEP_KINDS = [
@@ -37,6 +39,8 @@ export interface StepRow {
   readonly toolCallId: string | null;
   /** The model step (1, 2, …) the row belongs to, when known. */
   readonly step: number | null;
+  /** A failed run's end: its error as JSON (the run result's `error`). */
+  readonly detail?: string | null;
 }
 
 /** A run in progress on some instance. */
@@ -59,6 +63,8 @@ export interface PendingApproval {
   readonly title: string;
   readonly askedAt: number;
   readonly instance: string;
+  /** What the person is shown with the title, as JSON (the console's `ApprovalDetail`). */
+  readonly detail?: string | null;
 }
 
 /** A console login: the cookie's token is stored only as its sha256. */
@@ -108,7 +114,8 @@ export const CONSOLE_TABLES = (real: string) => `
     duration_ms ${real},
     tool_call_id TEXT,
     step INTEGER,
-    ord BIGINT NOT NULL
+    ord BIGINT NOT NULL,
+    detail TEXT
   );
   CREATE INDEX IF NOT EXISTS server_run_steps_by_run ON server_run_steps (run_id, ord);
   CREATE INDEX IF NOT EXISTS server_run_steps_by_session ON server_run_steps (session_id);
@@ -128,6 +135,7 @@ export const CONSOLE_TABLES = (real: string) => `
     title TEXT NOT NULL,
     asked_at BIGINT NOT NULL,
     instance TEXT NOT NULL,
+    detail TEXT,
     PRIMARY KEY (run_id, tool_call_id)
   );
   CREATE TABLE IF NOT EXISTS server_console_logins (
@@ -152,6 +160,7 @@ interface StepDbRow {
   duration_ms: number | null;
   tool_call_id: string | null;
   step: number | null;
+  detail?: string | null;
 }
 interface LiveDbRow {
   run_id: string;
@@ -169,6 +178,7 @@ interface ApprovalDbRow {
   title: string;
   asked_at: number | string;
   instance: string;
+  detail?: string | null;
 }
 interface LoginDbRow {
   token_hash: string;
@@ -192,6 +202,7 @@ const toStep = (r: StepDbRow): StepRow => ({
   durationMs: r.duration_ms === null ? null : Number(r.duration_ms),
   toolCallId: r.tool_call_id,
   step: r.step,
+  detail: r.detail ?? null,
 });
 const toLive = (r: LiveDbRow): LiveRun => ({
   runId: r.run_id,
@@ -209,6 +220,7 @@ const toApproval = (r: ApprovalDbRow): PendingApproval => ({
   title: r.title,
   askedAt: Number(r.asked_at),
   instance: r.instance,
+  detail: r.detail ?? null,
 });
 const toLogin = (r: LoginDbRow): ConsoleLogin => ({
   tokenHash: r.token_hash,
@@ -231,9 +243,15 @@ const stepValues = (s: StepRow, ord: number) => [
   s.toolCallId,
   s.step,
   ord,
+  s.detail ?? null,
 ];
 const STEP_COLUMNS =
-  "run_id, session_id, at, kind, name, plugin_id, outcome, category, duration_ms, tool_call_id, step, ord";
+  "run_id, session_id, at, kind, name, plugin_id, outcome, category, duration_ms, tool_call_id, step, ord, detail";
+/** Columns added after the tables were first made: [table, column]. */
+const ADDED_COLUMNS = [
+  ["server_run_steps", "detail"],
+  ["server_pending_approvals", "detail"],
+] as const;
 
 /**
  * Rows are ordered by `ord`: the recorder's clock in microseconds plus a counter, so steps of one
@@ -300,8 +318,12 @@ export class SqliteConsoleRecords implements ConsoleRecords {
   /** @internal */
   constructor(private readonly db: SqliteDatabase) {
     db.exec(CONSOLE_TABLES("REAL"));
+    for (const [table, column] of ADDED_COLUMNS) {
+      const columns = db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as { name: string }[];
+      if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} TEXT`);
+    }
     this.insertStep = db.prepare(
-      `INSERT INTO server_run_steps (${STEP_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO server_run_steps (${STEP_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.insertLive = db.prepare(
       "INSERT OR REPLACE INTO server_live_runs (run_id, session_id, parent_run_id, depth, instance, started_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -330,9 +352,9 @@ export class SqliteConsoleRecords implements ConsoleRecords {
   async addPendingApproval(a: PendingApproval) {
     this.db
       .prepare(
-        "INSERT OR REPLACE INTO server_pending_approvals (run_id, tool_call_id, session_id, tool_name, title, asked_at, instance) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO server_pending_approvals (run_id, tool_call_id, session_id, tool_name, title, asked_at, instance, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       )
-      .run(a.runId, a.toolCallId, a.sessionId, a.toolName, a.title, a.askedAt, a.instance);
+      .run(a.runId, a.toolCallId, a.sessionId, a.toolName, a.title, a.askedAt, a.instance, a.detail ?? null);
   }
   async removePendingApproval(runId: string, toolCallId: string) {
     this.db
@@ -375,7 +397,10 @@ export class PostgresConsoleRecords implements ConsoleRecords {
 
   /** Run once, under the lock the service records take to create their tables. */
   static tables(): string {
-    return CONSOLE_TABLES("DOUBLE PRECISION");
+    const added = ADDED_COLUMNS.map(
+      ([table, column]) => `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column} TEXT;`,
+    );
+    return [CONSOLE_TABLES("DOUBLE PRECISION"), ...added].join("\n");
   }
 
   private async rows<R>(text: string, values: unknown[] = []): Promise<R[]> {
@@ -423,9 +448,9 @@ export class PostgresConsoleRecords implements ConsoleRecords {
   }
   async addPendingApproval(a: PendingApproval) {
     await this.rows(
-      `INSERT INTO server_pending_approvals (run_id, tool_call_id, session_id, tool_name, title, asked_at, instance)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (run_id, tool_call_id) DO NOTHING`,
-      [a.runId, a.toolCallId, a.sessionId, a.toolName, a.title, a.askedAt, a.instance],
+      `INSERT INTO server_pending_approvals (run_id, tool_call_id, session_id, tool_name, title, asked_at, instance, detail)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (run_id, tool_call_id) DO NOTHING`,
+      [a.runId, a.toolCallId, a.sessionId, a.toolName, a.title, a.askedAt, a.instance, a.detail ?? null],
     );
   }
   async removePendingApproval(runId: string, toolCallId: string) {

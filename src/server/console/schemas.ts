@@ -25,7 +25,11 @@ export const MeSchema = z.object({
 });
 
 export const SessionListQuery = PageQuery.extend({
-  q: z.string().max(200).optional().describe("Search: part of the title, the id or the key (any case)."),
+  q: z
+    .string()
+    .max(200)
+    .optional()
+    .describe("Search: part of the title (the given one, else the first prompt), the id or the key (any case)."),
   principal: z.string().max(200).optional().describe("Only this principal's sessions (admin keys)."),
   blocked: flag.optional().describe("true: only sessions with at least one block."),
   scope: z
@@ -34,7 +38,16 @@ export const SessionListQuery = PageQuery.extend({
     .describe("all: every top-level session, those made outside serve included (admin keys only)."),
 });
 
+/** A title as `gatehouse sessions list` and the resume picker show it. */
+export const DerivedTitle = z
+  .string()
+  .nullable()
+  .describe(
+    "The title given to the session, else its first prompt as the store keeps it (one line, 80 characters at most); null: neither.",
+  );
+
 export const SessionListItemSchema = SessionSchema.extend({
+  title: DerivedTitle,
   principal: z.string().nullable().describe("Who owns it; null for a session made outside serve (gatehouse run)."),
   runs: z.number(),
   blocks: z.number().describe("Block decisions in its audit trail (hook blocks, denied approvals, cancels)."),
@@ -59,8 +72,22 @@ export const StepSchema = z.object({
   step: z.number().nullable(),
 });
 
+/** A failed run's error, as the run's result and `gatehouse run --json` give it. */
+export const RunErrorSchema = z.object({
+  kind: z.string().describe("auth, rate_limit, server, connection, internal…"),
+  provider: z.string(),
+  model: z.string().optional(),
+  status: z.number().optional().describe("The HTTP status the provider answered."),
+  retryable: z.boolean(),
+  attempts: z.number().optional(),
+  message: z.string().optional().describe("One line, secrets masked; for admin keys only."),
+});
+
 export const TimelineRunSchema = RunSchema.extend({
   durationMs: z.number().nullable(),
+  error: RunErrorSchema.nullable().describe(
+    "A failed run's error (runs served by gatehouse serve); null otherwise — a run rebuilt from the store has only errorKind.",
+  ),
   recorded: z
     .boolean()
     .describe(
@@ -132,6 +159,16 @@ export const LiveSchema = z.object({
       title: z.string(),
       askedAt: z.string(),
       instance: z.string(),
+      description: z.string().nullable().describe("The hook's description of the ask, if it gave one."),
+      input: z
+        .array(z.object({ name: z.string(), text: z.string() }))
+        .describe(
+          "The tool's input as the terminal shows it, field by field: strings as written, other values as JSON; secrets masked; a long field cut.",
+        ),
+      rule: z.string().nullable().describe("The ask rule that applies, as written."),
+      always: z
+        .array(z.string())
+        .describe('The exact rules "Allow always" adds for the rest of the session; empty: "always" is not offered.'),
     }),
   ),
 });

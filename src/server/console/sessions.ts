@@ -1,6 +1,8 @@
 import type { FastifyRequest } from "fastify";
 import type { z } from "zod";
-import type { Session } from "../../store/types.js";
+import { oneLine } from "../../core/text.js";
+import { sessionTitles, TITLE_CHARS } from "../../runtime/session-titles.js";
+import type { Session, SessionStore } from "../../store/types.js";
 import { HttpError, type ServerContext } from "../context.js";
 import type { SessionOwner } from "../records.js";
 import type { SessionListItemSchema, SessionListQuery } from "./schemas.js";
@@ -54,15 +56,23 @@ export async function listSessions(
     if (record.outcome === "block" && record.sessionId !== null)
       blocks.set(record.sessionId, (blocks.get(record.sessionId) ?? 0) + 1);
 
-  const needle = query.q?.toLowerCase();
-  const matching = candidates.filter(({ session, owner }) => {
+  const filtered = candidates.filter(({ session, owner }) => {
     if (query.principal !== undefined && owner?.principal !== query.principal) return false;
     if (query.blocked !== undefined && (blocks.get(session.id) ?? 0) > 0 !== query.blocked) return false;
-    if (needle === undefined || needle === "") return true;
-    return [session.title ?? owner?.title, session.id, session.key].some((text) =>
-      text?.toLowerCase().includes(needle),
-    );
+    return true;
   });
+  const needle = query.q?.trim().toLowerCase();
+  const searching = needle !== undefined && needle !== "";
+  // Titles as the CLI derives them: a search reads every candidate's, a page only its own.
+  const titles = await consoleTitles(
+    store,
+    searching ? filtered : filtered.slice(query.offset, query.offset + query.limit),
+  );
+  const matching = searching
+    ? filtered.filter(({ session }) =>
+        [titles.get(session.id), session.id, session.key].some((text) => text?.toLowerCase().includes(needle)),
+      )
+    : filtered;
   const page = matching.slice(query.offset, query.offset + query.limit);
   const data = await Promise.all(
     page.map(async ({ session, owner, runs, messages }): Promise<Item> => {
@@ -74,7 +84,7 @@ export async function listSessions(
       return {
         id: session.id,
         key: session.key,
-        title: session.title ?? owner?.title ?? null,
+        title: titles.get(session.id) ?? null,
         createdAt: session.createdAt,
         updatedAt: session.updatedAt,
         principal: owner?.principal ?? null,
@@ -86,4 +96,19 @@ export async function listSessions(
     }),
   );
   return { data, more: matching.length > query.offset + query.limit };
+}
+
+/**
+ * Sessions' titles as `sessions list` and the resume picker show them: the given one (the store's,
+ * else one an older server kept with the owner), else the first stored prompt; one line.
+ */
+export function consoleTitles(
+  store: SessionStore,
+  listed: readonly { session: Session; owner?: Pick<SessionOwner, "title"> | undefined }[],
+): Promise<Map<string, string | null>> {
+  const sessions = listed.map(({ session, owner }) => {
+    const title = session.title ?? owner?.title ?? undefined;
+    return { id: session.id, ...(title === undefined ? {} : { title }) };
+  });
+  return sessionTitles(store, sessions, (text) => oneLine(text, TITLE_CHARS));
 }

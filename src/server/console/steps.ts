@@ -21,8 +21,8 @@ interface Decided {
  * never a reason), approval asks, retries, compactions and sub-agents, with durations.
  *
  * What is recorded is chosen field by field from the events: identifiers, names of registered
- * tools, hooks and models, enums and numbers. Prompts, parameters, outputs, texts and reasons
- * are never read. Rows are written in batches, once per turn of the event loop; a run's end
+ * tools, hooks and models, enums and numbers — and a failed run's error as its result gives it.
+ * Prompts, parameters, outputs, texts and reasons are never read. Rows are written in batches, once per turn of the event loop; a run's end
  * waits for its rows, so a client that got the run's answer finds its timeline.
  */
 export class StepRecorder {
@@ -44,7 +44,14 @@ export class StepRecorder {
   interceptor(): HookInterceptor {
     return {
       name: "console-steps",
-      hooks: ["message_received", "model_call_ended", "after_compaction", "subagent_end", "agent_end"],
+      hooks: [
+        "message_received",
+        "model_call_ended",
+        "permission_denied",
+        "after_compaction",
+        "subagent_end",
+        "agent_end",
+      ],
       call: (d) => {
         if (d.run.runId === "") return;
         this.noticeRun(d);
@@ -100,9 +107,29 @@ export class StepRecorder {
         this.push(d, "subagent", e.childSessionId, { outcome: e.outcome });
         break;
       }
+      case "permission_denied": {
+        // The call never runs: no after_tool_call will report it.
+        const e = d.event as { toolName: string; toolCallId: string; deniedBy: string };
+        const key = `${runId}\0${e.toolCallId}`;
+        const at = this.toolStarts.get(key) ?? epoch(d.startedAt);
+        this.toolStarts.delete(key);
+        this.push(d, "tool-call", e.toolName, {
+          at,
+          durationMs: now - at,
+          outcome: "denied",
+          category: e.deniedBy,
+          toolCallId: e.toolCallId,
+        });
+        break;
+      }
       case "agent_end": {
-        const e = d.event as { outcome: string; durationMs: number };
-        this.push(d, "run-end", d.run.trigger, { outcome: e.outcome, durationMs: e.durationMs });
+        const e = d.event as { outcome: string; durationMs: number; failure?: unknown };
+        this.push(d, "run-end", d.run.trigger, {
+          outcome: e.outcome,
+          durationMs: e.durationMs,
+          // The run result's error: kind, provider, status and a line Gatehouse wrote, secrets masked.
+          ...(e.failure === undefined ? {} : { detail: JSON.stringify(e.failure) }),
+        });
         this.ended.push(runId);
         this.runsSeen.delete(runId);
         for (const key of this.toolStarts.keys()) if (key.startsWith(`${runId}\0`)) this.toolStarts.delete(key);
@@ -195,6 +222,7 @@ export class StepRecorder {
       durationMs: fields.durationMs ?? null,
       toolCallId: fields.toolCallId ?? null,
       step: fields.step ?? null,
+      detail: fields.detail ?? null,
     });
     this.scheduled ??= new Promise<void>((resolve) => setImmediate(() => void this.flush().then(resolve)));
   }

@@ -1,3 +1,4 @@
+import type { RunError } from "../../models/failure.js";
 import type { AuditRecord, Message, Run } from "../../store/types.js";
 import type { StepKind, StepRow } from "./records.js";
 
@@ -18,6 +19,8 @@ export interface TimelineStep {
 export interface TimelineRun extends Run {
   readonly durationMs: number | null;
   readonly recorded: boolean;
+  /** A failed run's error as its result (and `--json`) gives it; null when none was recorded. */
+  readonly error: RunError | null;
   readonly steps: TimelineStep[];
 }
 
@@ -44,15 +47,16 @@ export function buildTimeline(
     const started = Date.parse(run.startedAt);
     const recorded = stepsByRun.get(run.id) ?? [];
     const records = auditByRun.get(run.id) ?? [];
-    const rows =
-      recorded.length > 0
-        ? withAudit(recorded, records)
-        : fromStore(run, records, messagesByRun.get(run.id) ?? []).sort((a, b) => a.at - b.at);
+    const rows = inLifecycleOrder(
+      recorded.length > 0 ? withAudit(recorded, records) : fromStore(run, records, messagesByRun.get(run.id) ?? []),
+    );
     const ended = run.endedAt === null ? null : Date.parse(run.endedAt) - started;
+    const end = rows.find((r) => r.kind === "run-end");
     return {
       ...run,
-      durationMs: rows.find((r) => r.kind === "run-end")?.durationMs ?? ended,
+      durationMs: end?.durationMs ?? ended,
       recorded: recorded.length > 0,
+      error: errorOf(end?.detail),
       steps: rows.map((r) => ({
         kind: r.kind,
         at: new Date(r.at).toISOString(),
@@ -103,7 +107,30 @@ function withAudit(steps: readonly StepRow[], audit: readonly AuditRecord[]): Ro
   }
   // Answers with no recorded ask (denied before it could wait): shown where they happened.
   for (const a of answers) rows.push(auditRow(a));
-  return rows.sort((a, b) => (a.kind === "run-end" ? 1 : b.kind === "run-end" ? -1 : 0));
+  return rows;
+}
+
+/**
+ * Steps by when each began: rows are recorded as each step ends (a model call after the hooks
+ * that fired while it streamed, a tool call after its verdicts). The start comes first and the
+ * end last whatever their clocks say; steps that began in the same millisecond keep the order
+ * they were recorded in.
+ */
+function inLifecycleOrder(rows: Row[]): Row[] {
+  const rank = (r: Row) => (r.kind === "run-start" ? 0 : r.kind === "run-end" ? 2 : 1);
+  // Array sort is stable: equal keys keep the recorded order.
+  return [...rows].sort((a, b) => rank(a) - rank(b) || a.at - b.at);
+}
+
+/** The error kept with a failed run's end (JSON); null when there is none or it does not read. */
+function errorOf(detail: string | null | undefined): RunError | null {
+  if (!detail) return null;
+  try {
+    const parsed = JSON.parse(detail) as Partial<RunError> | null;
+    return typeof parsed?.kind === "string" && typeof parsed.message === "string" ? (parsed as RunError) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** What the store keeps of a run no recorder saw: start, audit records, stored tool calls, end. */
