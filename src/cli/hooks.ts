@@ -15,6 +15,7 @@ import type {
 } from "../command-hooks/index.js";
 import type { EnvPolicy } from "../core/env-policy.js";
 import type { LoadedPermissions } from "../permissions/index.js";
+import { mcpToolName } from "../tools/mcp-name.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import type { CliLogger } from "./output.js";
 import { projectRelative } from "./paths.js";
@@ -329,7 +330,7 @@ function commandText(L: Lib, h: ConfiguredHandler): string {
   if (def.type === "http") return L.maskSecrets(def.url);
   if (def.type === "prompt" || def.type === "agent")
     return `${def.type}${def.model === undefined ? "" : ` (${def.model})`}`;
-  if (def.type === "mcp_tool") return `mcp__${def.server}__${def.tool}`;
+  if (def.type === "mcp_tool") return mcpToolName(def.server, def.tool);
   return L.maskSecrets(def.args === undefined ? def.command : [def.command, ...def.args].join(" "));
 }
 
