@@ -116,11 +116,30 @@ export function parseRule(text: string, use: RuleUse): ParsedRule | string {
 }
 
 function checkToolName(tool: string, use: RuleUse): string | undefined {
-  if (!tool.includes("*") || use !== "allow") return undefined;
-  // Claude Code skips such an allow rule with a warning; Gatehouse refuses it, as any rule it cannot honour.
+  if (use !== "allow" || !unanchoredGlob(tool)) return undefined;
+  return UNANCHORED_ALLOW;
+}
+
+const UNANCHORED_ALLOW =
+  "an allow rule may use a tool-name glob only after a literal mcp__<server>__ prefix (mcp__github__get_*)";
+
+/** A tool-name glob not under a named server (`*`, `B*`, `mcp__*`): it could allow every tool. */
+function unanchoredGlob(tool: string): boolean {
+  if (!tool.includes("*")) return false;
   const mcp = parseMcpName(tool);
-  if (mcp !== undefined && !mcp.server.includes("*") && mcp.tool !== undefined) return undefined;
-  return "an allow rule may use a tool-name glob only after a literal mcp__<server>__ prefix (mcp__github__get_*)";
+  return mcp === undefined || mcp.server.includes("*") || mcp.tool === undefined;
+}
+
+/**
+ * Why a settings file's allow rule is skipped rather than refused: Claude Code skips an
+ * unanchored tool-name glob (`"*"`, `"mcp__*"`) in `allow` with a warning, and settings it
+ * accepts must start Gatehouse too. Skipping an allow rule allows nothing; it guards nothing.
+ */
+export function skippedAllowRule(text: string): string | undefined {
+  const tool = RULE.exec(text.trim())?.[1];
+  return tool !== undefined && unanchoredGlob(tool)
+    ? `skipped, as Claude Code skips it: ${UNANCHORED_ALLOW}`
+    : undefined;
 }
 
 function readSpecifier(tool: string, raw: string, use: RuleUse): RuleSpecifier | undefined | string {

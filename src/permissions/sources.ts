@@ -5,7 +5,14 @@ import { jsonErrorText, locateJsonPath, parseJsonText } from "../core/json.js";
 import { lazyRequire } from "../core/lazy-require.js";
 import { managedSettingsFiles } from "./managed.js";
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "./policy.js";
-import { PERMISSION_BEHAVIORS, type PermissionBehavior, type PermissionRule, parseRule, ruleId } from "./rules.js";
+import {
+  PERMISSION_BEHAVIORS,
+  type PermissionBehavior,
+  type PermissionRule,
+  parseRule,
+  ruleId,
+  skippedAllowRule,
+} from "./rules.js";
 
 const jsonc = lazyRequire<typeof import("jsonc-parser")>("jsonc-parser");
 
@@ -120,6 +127,11 @@ export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions
         continue;
       }
       list.forEach((text, i) => {
+        const skipped = behavior === "allow" && typeof text === "string" ? skippedAllowRule(text) : undefined;
+        if (skipped) {
+          diagnostics.push({ ...at(src, ["permissions", behavior, i], `"${text}": ${skipped}`), level: "warning" });
+          return;
+        }
         const parsed =
           typeof text === "string" ? parseRule(text, behavior) : 'must be a string such as "Bash(npm test:*)"';
         if (typeof parsed === "string") diag(["permissions", behavior, i], parsed);
