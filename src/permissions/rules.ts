@@ -104,7 +104,7 @@ const SECOND_PARAM = /,\s*[A-Za-z_][A-Za-z0-9_]*\s*:/;
 /** The rule, or a sentence saying what is wrong with it (the loaders add file, line and column). */
 export function parseRule(text: string, use: RuleUse): ParsedRule | string {
   const m = RULE.exec(text.trim());
-  if (!m?.[1]) return `"${text}" is not a rule: expected Tool or Tool(specifier), e.g. Bash(npm test:*)`;
+  if (!m?.[1]) return `"${text}" is not a permission rule: expected Tool or Tool(specifier), e.g. Bash(npm test:*)`;
   const tool = isMcpName(m[1]) ? canonicalMcpName(m[1]) : m[1];
   const badName = checkToolName(tool, use);
   if (badName) return `"${text}": ${badName}`;

@@ -144,7 +144,7 @@ describe("rule forms the engine does not support are errors, never rules that ma
     refused("mcp__github(issues)", all, /MCP rule takes no specifier/);
     refused("WebFetch(https://example.com)", all, /WebFetch\(domain:host\)/);
     refused("WebFetch(domain:example.*)", all, /leading \*\. or a bare \*/);
-    refused("Bash(git *", all, /not a rule/);
+    refused("Bash(git *", all, /not a permission rule/);
   });
 
   test("allow rules take neither parameter rules nor unanchored tool-name globs (Claude Code's limits)", () => {
