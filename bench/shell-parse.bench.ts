@@ -58,9 +58,10 @@ console.log(
 
 // A whole check of one call: deny rules, then ask and allow rules and the read-only set.
 const rules: PermissionRule[] = (["Bash(rm:*)", "Bash(git push:*)", "Bash(npm test:*)"] as const).map((rule, i) => {
-  const parsed = parseRule(rule);
+  const behavior = (["deny", "ask", "allow"] as const)[i] ?? "allow";
+  const parsed = parseRule(rule, behavior);
   if (typeof parsed === "string") throw new Error(parsed);
-  return { behavior: (["deny", "ask", "allow"] as const)[i] ?? "allow", rule, parsed, source: "bench", baseDir: "/p" };
+  return { behavior, rule, parsed, id: `bench.${behavior}.${i}`, source: "bench", baseDir: "/p" };
 });
 const policy = new PermissionPolicy({ mode: "default", rules, cwd: "/p" });
 let unique = 0;

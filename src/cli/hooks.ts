@@ -146,13 +146,14 @@ class Stop extends Error {
 }
 
 async function lib() {
-  const [sources, config, hooks, json, secrets, output] = await Promise.all([
+  const [sources, config, hooks, json, secrets, output, mcpName] = await Promise.all([
     import("../assembly/sources.js"),
     import("../config/index.js"),
     import("../command-hooks/index.js"),
     import("../core/json.js"),
     import("../core/secrets.js"),
     import("./output.js"),
+    import("../tools/mcp-name.js"),
   ]);
   return {
     loadSources: sources.loadSources,
@@ -162,6 +163,7 @@ async function lib() {
     jsonErrorText: json.jsonErrorText,
     maskSecrets: secrets.maskSecrets,
     maskValue: secrets.maskValue,
+    mcpToolName: mcpName.mcpToolName,
     ...output,
   };
 }
@@ -329,7 +331,7 @@ function commandText(L: Lib, h: ConfiguredHandler): string {
   if (def.type === "http") return L.maskSecrets(def.url);
   if (def.type === "prompt" || def.type === "agent")
     return `${def.type}${def.model === undefined ? "" : ` (${def.model})`}`;
-  if (def.type === "mcp_tool") return `mcp__${def.server}__${def.tool}`;
+  if (def.type === "mcp_tool") return L.mcpToolName(def.server, def.tool);
   return L.maskSecrets(def.args === undefined ? def.command : [def.command, ...def.args].join(" "));
 }
 

@@ -12,6 +12,14 @@ export function joinPath(base: string, key: string | number): string {
   return `${base}[${JSON.stringify(key)}]`;
 }
 
+/** A path `joinPath` built, back as its keys: `hooks.PreToolUse[0]["my key"]` → hooks, PreToolUse, 0, my key. */
+export function pathKeys(path: string): (string | number)[] {
+  const keys: (string | number)[] = [];
+  for (const m of path.matchAll(/\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]|([^.[\]]+)/g))
+    keys.push(m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? (JSON.parse(m[2]) as string) : (m[3] as string));
+  return keys;
+}
+
 export function formatDiagnostic(d: Diagnostic): string {
   const where = d.line === undefined ? d.file : `${d.file}:${d.line}:${d.column}`;
   return `${d.level}: ${where}: ${d.path || "(root)"}: ${d.message}`;

@@ -2,6 +2,7 @@ import type { FieldRule } from "../hooks/catalog.js";
 import { matches } from "../hooks/matcher.js";
 import { Merger } from "../hooks/merge.js";
 import { loadShellParser } from "../permissions/shell-parser.js";
+import { isMcpName } from "../tools/mcp-name.js";
 import { DIALECT_SPECS, isForeign, nativeToolName } from "./dialects.js";
 import { type CommandHookEvent, EVENT_SPECS, matchValueOf } from "./events.js";
 import { type ExecutorOptions, type HandlerOutcome, runCommandHandler } from "./executor.js";
@@ -60,7 +61,7 @@ export function selectHandlers(
 
 /** `mcp__*` stands for every MCP tool. */
 function toolIs(pattern: string, tool: string): boolean {
-  return pattern === "mcp__*" ? tool.startsWith("mcp__") : pattern === tool;
+  return pattern === "mcp__*" ? isMcpName(tool) : pattern === tool;
 }
 
 /** A foreign dialect's matcher is tested against the tool as that dialect names it (Codex: either name). */

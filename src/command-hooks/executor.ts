@@ -3,6 +3,7 @@ import type { Readable } from "node:stream";
 import type { Env, EnvPolicy } from "../core/env-policy.js";
 import { killGroup, trackGroup, waitGroupGone } from "../core/process-groups.js";
 import { envMasker, type SecretMasker } from "../core/secret-values.js";
+import { mcpToolName } from "../tools/mcp-name.js";
 import { substituteProjectDir } from "./diagnostics.js";
 import { type Dialect, isForeign } from "./dialects.js";
 import { hookEnv } from "./env.js";
@@ -145,7 +146,7 @@ type Collected = Omit<HandlerOutcome, "durationMs" | "verdict">;
 
 function commandLineOf(def: CommandHandlerDef | HttpHandlerDef | McpToolHandlerDef): string {
   if (def.type === "http") return def.url;
-  if (def.type === "mcp_tool") return `mcp__${def.server}__${def.tool}`;
+  if (def.type === "mcp_tool") return mcpToolName(def.server, def.tool);
   return def.args === undefined ? def.command : [def.command, ...def.args].join(" ");
 }
 

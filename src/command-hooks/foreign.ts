@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
+import { parseMcpName } from "../tools/mcp-name.js";
 import { type Dialect, gatehouseToolName, nativeToolName, translateParams } from "./dialects.js";
 import { blockDecision, type Ctx, claude, exitDetail, failure, keepFields, withFeedback } from "./protocol.js";
 import { HOOK_BLOCK_REASON, type HookDecision, type NormalizedVerdict, userSafeText } from "./verdict.js";
@@ -158,7 +159,7 @@ function cursorPayload(event: string, p: Readonly<Obj>): Obj {
     case "afterMCPExecution": {
       const mcp: Obj = {
         ...base,
-        tool_name: name.replace(/^mcp__[^_]+(?:_[^_]+)*__/, ""),
+        tool_name: parseMcpName(name)?.tool ?? name,
         tool_input: JSON.stringify(p.tool_input ?? {}),
       };
       return event === "beforeMCPExecution"

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import type { EnvPolicy } from "../core/env-policy.js";
-import { jsonErrorText, parseJsonText } from "../core/json.js";
+import { jsonErrorText, locateJsonPath, parseJsonText } from "../core/json.js";
 import { type CompiledMatcher, compileMatcher, matcherSurprise } from "../hooks/matcher.js";
 import { managedSettingsFiles } from "../permissions/managed.js";
-import { type Diagnostic, joinPath } from "./diagnostics.js";
+import { type Diagnostic, joinPath, pathKeys } from "./diagnostics.js";
 import { DIALECT_SPECS, type Dialect, isForeign, timeoutMsFor } from "./dialects.js";
 import { type CommandHookEvent, EVENT_SPECS, FOREIGN_CLAUDE_EVENTS, isCommandHookEvent } from "./events.js";
 import { MODEL_HANDLER_DEFAULT_TIMEOUT_MS } from "./prompt-handler.js";
@@ -134,7 +134,30 @@ export function loadCommandHookSources(opts: LoadCommandHookSourcesOptions): Loa
   }
   const budgeted = withSessionEndBudget(handlers, opts.env ?? process.env, diagnostics);
   const disabled = managedDisabled || (othersDisabled && budgeted.length === 0);
-  return { handlers: budgeted, diagnostics, disabled, managedOnly };
+  return { handlers: budgeted, diagnostics: withPositions(diagnostics), disabled, managedOnly };
+}
+
+/**
+ * Each diagnostic with the line and column of its JSON path, where its file can be read again:
+ * a problem is found after parsing, and only a failing file pays the second read.
+ */
+function withPositions(diagnostics: Diagnostic[]): Diagnostic[] {
+  const texts = new Map<string, string | undefined>();
+  const textOf = (file: string) => {
+    if (!texts.has(file))
+      try {
+        texts.set(file, readFileSync(file, "utf8"));
+      } catch {
+        texts.set(file, undefined);
+      }
+    return texts.get(file);
+  };
+  return diagnostics.map((d) => {
+    if (d.line !== undefined || d.path === "" || !isAbsolute(d.file)) return d;
+    const text = textOf(d.file);
+    const position = text === undefined ? undefined : locateJsonPath(text, pathKeys(d.path));
+    return position === undefined ? d : { ...d, ...position };
+  });
 }
 
 /** The managed settings (docs/command-hooks.md): the files permissions read too, in the same order. */

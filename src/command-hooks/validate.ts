@@ -4,7 +4,7 @@ import { type Diagnostic, joinPath, programProblem } from "./diagnostics.js";
 import { DIALECT_SPECS, type Dialect, suspiciousTimeout } from "./dialects.js";
 import { type CommandHookEvent, EVENT_SPECS } from "./events.js";
 import { headerVariables } from "./headers.js";
-import { parseIfRule } from "./if-rule.js";
+import { readIfRule } from "./if-rule.js";
 import {
   agentHandlerShape,
   codePuppyExtraShape,
@@ -133,8 +133,9 @@ function checkSemantics(def: HandlerDefinition, c: HandlerContext): HandlerDefin
       diag("warning", joinPath(path, "if"), `"if" applies only to tool events; on ${event} this handler never runs`);
       return undefined;
     }
-    if (parseIfRule(def.if) === undefined) {
-      diag("error", joinPath(path, "if"), `"${def.if}" is not a permission rule like Bash(git *) or Edit(*.ts)`);
+    const rule = readIfRule(def.if);
+    if (typeof rule === "string") {
+      diag("error", joinPath(path, "if"), rule);
       return undefined;
     }
   }

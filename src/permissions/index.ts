@@ -12,11 +12,16 @@ export {
 export { withRealPath } from "./real-path.js";
 export {
   commandPattern,
+  matchRule,
   type ParsedRule,
   PERMISSION_BEHAVIORS,
   type PermissionBehavior,
   type PermissionRule,
   parseRule,
+  type RuleMatch,
+  type RuleSpecifier,
+  type RuleUse,
+  ruleTextKept,
 } from "./rules.js";
 export {
   type CommandLine,

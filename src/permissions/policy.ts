@@ -1,17 +1,19 @@
 import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { isMcpName } from "../tools/mcp-name.js";
 import { autoAllowed } from "./read-only.js";
 import {
   commandsOf,
   EDIT_TOOLS,
   matchesCommand,
+  matchRule,
   type PermissionBehavior,
   type PermissionRule,
   parseRule,
   READ_TOOLS,
   ruleCoversTool,
-  ruleMatchesCall,
+  ruleId,
 } from "./rules.js";
-import { readCommandLine, type SimpleCommand } from "./shell.js";
+import { type SimpleCommand, withoutAssignments } from "./shell.js";
 
 export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
@@ -43,7 +45,7 @@ export interface PermissionDecision {
 const ASKING_TOOLS: ReadonlySet<string> = new Set(["Bash", "Agent", "WebFetch", ...EDIT_TOOLS]);
 
 export function asksByDefault(toolName: string): boolean {
-  return ASKING_TOOLS.has(toolName) || toolName.startsWith("mcp__");
+  return ASKING_TOOLS.has(toolName) || isMcpName(toolName);
 }
 
 export interface PermissionPolicyOptions {
@@ -104,14 +106,7 @@ export class PermissionPolicy {
   }
 
   denyRule(toolName: string, input: unknown, sessionId?: string): PermissionRule | undefined {
-    const commands = toolName === "Bash" ? bashCommands(input) : undefined;
-    for (const rule of this.rulesFor(sessionId)) {
-      if (rule.behavior !== "deny") continue;
-      if (toolName === "Bash" && ruleCoversTool(rule.parsed, toolName) && rule.parsed.specifier !== undefined) {
-        if (commands?.some((c) => matchesCommand(rule, c))) return rule;
-      } else if (ruleMatchesCall(rule, toolName, input)) return rule;
-    }
-    return undefined;
+    return this.rulesFor(sessionId).find((r) => r.behavior === "deny" && matches(r, toolName, input));
   }
 
   /**
@@ -192,8 +187,8 @@ export class PermissionPolicy {
   ): { rule: PermissionRule; remembered: boolean } | undefined {
     const rules = all.filter((r) => r.behavior === behavior && ruleCoversTool(r.parsed, toolName));
     const remembered = (r: PermissionRule) => r.source === "session";
-    if (toolName !== "Bash") {
-      const rule = rules.find((r) => ruleMatchesCall(r, toolName, input));
+    if (toolName !== "Bash" || quantifier === "any") {
+      const rule = rules.find((r) => matches(r, toolName, input));
       return rule && { rule, remembered: remembered(rule) };
     }
     const whole = rules.find((r) => r.parsed.specifier === undefined);
@@ -202,7 +197,7 @@ export class PermissionPolicy {
     if (commands === undefined || commands.length === 0) return undefined;
     const used = commands.map((c) => rules.find((r) => matchesCommand(r, c)));
     const found = used.filter((r): r is PermissionRule => r !== undefined);
-    if (quantifier === "every" ? found.length < commands.length : found.length === 0) return undefined;
+    if (found.length < commands.length) return undefined;
     return { rule: found[0] as PermissionRule, remembered: found.some(remembered) };
   }
 
@@ -235,7 +230,9 @@ export class PermissionPolicy {
       const allowRules = this.rulesFor(sessionId).filter(
         (r) => r.behavior === "allow" && ruleCoversTool(r.parsed, "Bash"),
       );
-      const wanted = commands.filter((c) => !allowRules.some((r) => matchesCommand(r, c))).map(commandRule);
+      const wanted = commands
+        .filter((c) => !allowRules.some((r) => matchesCommand(r, c)))
+        .flatMap((c) => commandRule(c) ?? []);
       return [...new Set(wanted)];
     }
     const fields = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
@@ -267,13 +264,14 @@ export class PermissionPolicy {
     const added = this.#remembered.get(sessionId) ?? [];
     this.#remembered.set(sessionId, added);
     for (const text of rules) {
-      const parsed = parseRule(text);
+      const parsed = parseRule(text, behavior);
       if (typeof parsed === "string") continue;
       if (where === "local" && this.options.persist) file = this.options.persist(behavior, text);
       const rule: PermissionRule = {
         behavior,
         rule: text,
         parsed,
+        id: ruleId("session", behavior, added.filter((r) => r.behavior === behavior).length),
         source: "session",
         baseDir: this.options.cwd,
         ...(file === undefined ? {} : { file }),
@@ -284,16 +282,9 @@ export class PermissionPolicy {
   }
 }
 
-/**
- * Each simple command of a Bash call that could be read — also of a line that as a whole cannot
- * be, since a deny rule matches any command it can see — plus the line as a whole (a deny rule
- * may name a pipeline).
- */
-function bashCommands(input: unknown): SimpleCommand[] | undefined {
-  const command = (input as { command?: unknown } | undefined)?.command;
-  if (typeof command !== "string") return undefined;
-  const whole = { text: command.trim().replace(/\s+/g, " "), writes: false };
-  return [...readCommandLine(command).commands, whole];
+/** A permission rule matches only what it can read: a call it cannot read is never allowed or denied by it. */
+function matches(rule: PermissionRule, toolName: string, input: unknown): boolean {
+  return matchRule(rule.parsed, rule.behavior, toolName, input, rule.baseDir) === "match";
 }
 
 /** Commands whose second word picks what they do: `npm test`, `git push`, `docker run`. */
@@ -318,11 +309,17 @@ const SUBCOMMAND_TOOLS = new Set([
   "gradle",
 ]);
 
-function commandRule(command: SimpleCommand): string {
-  // A line that writes a file, or starts with assignments, gets an exact rule.
-  if (command.writes || /^[A-Za-z_]\w*=/.test(command.text)) return `Bash(${command.text})`;
-  const words = command.text.split(" ");
+/**
+ * The prefix rule for one command: `Bash(echo:*)`, `Bash(npm test:*)`. Never the command itself:
+ * a suggestion is shown on screen, sent to hooks and kept as an "always" rule, and the words after
+ * the prefix (an assignment's value, a redirection's target, an argument) may be secrets. A prefix
+ * rule does not cover leading assignments or a write, so such a command is asked again.
+ */
+function commandRule(command: SimpleCommand): string | undefined {
+  const words = withoutAssignments(command.text).split(" ");
   const [first, second] = words;
+  // A line of assignments only (`TOKEN=x`) has no command to name.
+  if (first === undefined || first === "" || /^[A-Za-z_]\w*=/.test(first)) return undefined;
   const prefix =
     first !== undefined && SUBCOMMAND_TOOLS.has(first) && second !== undefined && /^[A-Za-z][\w:.-]*$/.test(second)
       ? `${first} ${second}`

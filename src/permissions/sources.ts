@@ -5,7 +5,14 @@ import { jsonErrorText, locateJsonPath, parseJsonText } from "../core/json.js";
 import { lazyRequire } from "../core/lazy-require.js";
 import { managedSettingsFiles } from "./managed.js";
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "./policy.js";
-import { PERMISSION_BEHAVIORS, type PermissionBehavior, type PermissionRule, parseRule } from "./rules.js";
+import {
+  PERMISSION_BEHAVIORS,
+  type PermissionBehavior,
+  type PermissionRule,
+  parseRule,
+  ruleId,
+  skippedAllowRule,
+} from "./rules.js";
 
 const jsonc = lazyRequire<typeof import("jsonc-parser")>("jsonc-parser");
 
@@ -85,6 +92,9 @@ export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions
   const managedOnly = managedBlock("allowManagedPermissionRulesOnly").includes(true);
   const sources = [...readSources(opts, diagnostics), ...managed];
   const rules: PermissionRule[] = [];
+  /** Each rule's id: the n-th of its source and behavior. */
+  const idOf = (source: string, behavior: PermissionBehavior) =>
+    ruleId(source, behavior, rules.filter((r) => r.source === source && r.behavior === behavior).length);
   const additionalDirectories: string[] = [];
   let mode: PermissionMode = "default";
   let modeFrom = "default";
@@ -117,13 +127,20 @@ export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions
         continue;
       }
       list.forEach((text, i) => {
-        const parsed = typeof text === "string" ? parseRule(text) : 'must be a string such as "Bash(npm test:*)"';
+        const skipped = behavior === "allow" && typeof text === "string" ? skippedAllowRule(text) : undefined;
+        if (skipped) {
+          diagnostics.push({ ...at(src, ["permissions", behavior, i], `"${text}": ${skipped}`), level: "warning" });
+          return;
+        }
+        const parsed =
+          typeof text === "string" ? parseRule(text, behavior) : 'must be a string such as "Bash(npm test:*)"';
         if (typeof parsed === "string") diag(["permissions", behavior, i], parsed);
         else
           rules.push({
             behavior,
             rule: text as string,
             parsed,
+            id: idOf(src.source, behavior),
             source: src.source,
             file: src.file,
             baseDir: src.baseDir,
@@ -149,10 +166,20 @@ export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions
       return;
     }
     for (const text of list ?? []) {
-      const parsed = parseRule(text);
+      const parsed = parseRule(text, behavior);
       if (typeof parsed === "string") diagnostics.push({ level: "error", file: flag, path: "", message: parsed });
-      else
-        rules.push({ behavior, rule: text, parsed, source: "flag", file: flag, baseDir: opts.cwd ?? opts.projectDir });
+      else {
+        const id = idOf("flag", behavior);
+        rules.push({
+          behavior,
+          rule: text,
+          parsed,
+          id,
+          source: "flag",
+          file: flag,
+          baseDir: opts.cwd ?? opts.projectDir,
+        });
+      }
     }
   };
   flagRules("allow", opts.allowedTools, "--allowedTools");
@@ -160,10 +187,10 @@ export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions
   if (managedOnly && opts.rules?.length)
     diagnostics.push({ level: "warning", file: "permissions.rules", path: "", message: MANAGED_ONLY });
   for (const r of managedOnly ? [] : (opts.rules ?? [])) {
-    const parsed = parseRule(r.rule);
+    const parsed = parseRule(r.rule, r.behavior);
     if (typeof parsed === "string")
       diagnostics.push({ level: "error", file: "permissions.rules", path: "", message: parsed });
-    else rules.push({ ...r, parsed, source: "library", baseDir: opts.projectDir });
+    else rules.push({ ...r, parsed, id: idOf("library", r.behavior), source: "library", baseDir: opts.projectDir });
   }
   if (opts.mode !== undefined) {
     if (isPermissionMode(opts.mode)) {

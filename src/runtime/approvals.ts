@@ -1,4 +1,4 @@
-import type { PermissionDecision, PermissionRule } from "../permissions/index.js";
+import { type PermissionDecision, type PermissionRule, ruleTextKept } from "../permissions/index.js";
 import { audit, categorySlug } from "./audit.js";
 import type { RuntimeDeps } from "./deps.js";
 import type { RunState } from "./state.js";
@@ -169,7 +169,9 @@ async function deny(
     reason,
     decidedBy: by,
     mode: deps.permissions.mode,
-    ...(rule ? { rule: rule.rule, source: rule.source, ...(rule.file ? { file: rule.file } : {}) } : {}),
+    ...(rule
+      ? { rule: rule.rule, ruleId: rule.id, source: rule.source, ...(rule.file ? { file: rule.file } : {}) }
+      : {}),
     ...(suggestions?.length ? { suggestions } : {}),
   };
   state.addPermissionDenial(denial);
@@ -179,8 +181,10 @@ async function deny(
 }
 
 /**
- * One audit record: who decided (`pluginId`), and the rule as `<source>:<rule>` (a slug) in
- * `category`. An approver's answer is recorded under `approval` (the ask it answers is a step of
+ * One audit record: who decided (`pluginId`), and in `category` the rule's id
+ * (`<source>.<behavior>.<n>`), followed by its text (a slug) only when it came from a settings
+ * file: a rule from a flag, from code or from an "always" answer may hold what the model wrote,
+ * and the audit trail outlives the session it came from. An approver's answer is recorded under `approval` (the ask it answers is a step of
  * its own); every other decision under `permission`.
  */
 function record(
@@ -192,6 +196,7 @@ function record(
   cause: "decision" | "timeout" | "threw" = "decision",
   hook: "permission" | "approval" = "permission",
 ): Promise<void> {
-  const category = categorySlug(rule ? `${rule.source}:${rule.rule}` : `mode:${deps.permissions.mode}`);
+  const named = rule && (ruleTextKept(rule) ? `${rule.id}:${rule.rule}` : rule.id);
+  const category = categorySlug(named ?? `mode:${deps.permissions.mode}`);
   return audit(deps, state, { hook, pluginId: by, cause }, outcome, category);
 }

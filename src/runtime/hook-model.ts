@@ -5,6 +5,7 @@ import { type PromptMessage, toModelPrompt } from "../models/prompt.js";
 import { toModelTools } from "../models/tools.js";
 import { type PermissionPolicy, withRealPath } from "../permissions/index.js";
 import { createGlobTool, createGrepTool, createReadTool } from "../tools/builtin/index.js";
+import { mcpToolName } from "../tools/mcp-name.js";
 import { type Tool, type ToolContext, ToolError } from "../tools/types.js";
 import type { ModelResolver } from "./deps.js";
 import { denialText, InvalidInput, parseInput } from "./doors/tool.js";
@@ -179,7 +180,7 @@ export function hookMcpCall(
     input: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<{ readonly text: string; readonly isError: boolean }> => {
-    const name = `mcp__${server}__${tool}`;
+    const name = mcpToolName(server, tool);
     if (!tools()?.has(name)) await waitForTools(signal);
     const found = tools()?.get(name);
     if (!found) throw new Error(`MCP tool "${tool}" of server "${server}" is not connected`);

@@ -95,6 +95,8 @@ export interface PermissionDenial {
   readonly mode: string;
   /** The rule that applied, as written, with its source (`user`, `project`, `local`, `config`, `cli`, `flag`, `session`…). */
   readonly rule?: string;
+  /** The rule's id, as the audit trail names it (`project.deny.0`, `flag.deny.1`). */
+  readonly ruleId?: string;
   readonly source?: string;
   readonly file?: string;
   /** When nobody could be asked: the rules that would allow the call (for `--allowedTools` or settings). */

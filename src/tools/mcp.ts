@@ -21,6 +21,7 @@ import {
   McpServerConfigSchema,
   type McpServersConfig,
 } from "./mcp-config.js";
+import { mcpToolName } from "./mcp-name.js";
 import { GroupStdioTransport } from "./mcp-stdio.js";
 import { type Tool, ToolError } from "./types.js";
 
@@ -70,15 +71,6 @@ export interface McpConnection {
 /** Providers accept tool names of `^[a-zA-Z0-9_-]{1,64}$`; longer ones would fail every model call. */
 const MAX_TOOL_NAME = 64;
 const STDERR_TAIL = 2000;
-
-/** Claude Code's normalization of server and tool names inside `mcp__<server>__<tool>`. */
-export function normalizeMcpName(name: string): string {
-  return name.replace(/[^a-zA-Z0-9_-]/g, "_");
-}
-
-export function mcpToolName(server: string, tool: string): string {
-  return `mcp__${normalizeMcpName(server)}__${normalizeMcpName(tool)}`;
-}
 
 /** Where one configured server stands. */
 export type McpServerStatus = "starting" | "connected" | "failed" | "disconnected" | "closed";

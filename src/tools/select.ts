@@ -1,4 +1,5 @@
 import { lazyRequire } from "../core/lazy-require.js";
+import { parseMcpName } from "./mcp-name.js";
 import type { Tool } from "./types.js";
 
 /** Loaded when a pattern is first compiled: most runs configure none. */
@@ -17,7 +18,10 @@ export interface ToolSelection {
  * server, as in Claude Code's permission rules.
  */
 export function toolNameMatcher(patterns: readonly string[]): (name: string) => boolean {
-  const expanded = patterns.flatMap((p) => (/^mcp__[^_*]+(?:_[^_*]+)*$/.test(p) ? [p, `${p}__*`] : [p]));
+  const expanded = patterns.flatMap((p) => {
+    const mcp = p.includes("*") ? undefined : parseMcpName(p);
+    return mcp !== undefined && mcp.tool === undefined ? [p, `${p}__*`] : [p];
+  });
   if (expanded.length === 0) return () => false;
   return picomatch()([...expanded], { dot: true });
 }

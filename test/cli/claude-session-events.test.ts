@@ -9,7 +9,7 @@ import { describe, test } from "node:test";
 import { gatehouse, tempProjects } from "./helpers.js";
 
 // Tools ask in default mode and nobody can answer here (docs/permissions.md): a rule lets them run.
-const ALLOW_ALL = { allow: ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "Agent", "mcp__*"] };
+const ALLOW_ALL = { allow: ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "Agent"] };
 
 const record = { type: "command", command: 'cat >> "$CLAUDE_PROJECT_DIR/events.jsonl"' };
 

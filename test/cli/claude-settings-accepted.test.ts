@@ -8,7 +8,7 @@ import { describe, test } from "node:test";
 import { gatehouse, tempProjects } from "./helpers.js";
 
 // Tools ask in default mode and nobody can answer here (docs/permissions.md): a rule lets them run.
-const ALLOW_ALL = { allow: ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "Agent", "mcp__*"] };
+const ALLOW_ALL = { allow: ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "Agent"] };
 
 /** One Bash call that leaves a file behind if it runs. */
 const SCRIPT = {
@@ -60,12 +60,12 @@ describe("settings Claude Code accepts do not stop Gatehouse", { concurrency: 3 
     const cwd = await project({ futureFlag: true });
     const r = await gatehouse(["hooks", "check"], { cwd, env: { HOME: join(cwd, "home") } });
     assert.equal(r.code, 0, r.stdout);
-    const at = ".claude/settings.json: hooks";
+    const at = ".claude/settings.json";
     for (const line of [
-      `warning: ${at}.Stop[0].hooks[0].command: program "afplay" was not found on PATH`,
-      `warning: ${at}.PreToolUse[0].description: unknown field "description" in a matcher group is ignored`,
-      `warning: ${at}.PreToolUse[0].hooks[0].futureFlag: unknown field "futureFlag" for a command handler is ignored`,
-      `warning: ${at}.PreToolUse[0].hooks[0].command: program "no-such-linter" was not found on PATH`,
+      `warning: ${at}:8:13: hooks.Stop[0].hooks[0].command: program "afplay" was not found on PATH`,
+      `warning: ${at}:16:9: hooks.PreToolUse[0].description: unknown field "description" in a matcher group is ignored`,
+      `warning: ${at}:22:13: hooks.PreToolUse[0].hooks[0].futureFlag: unknown field "futureFlag" for a command handler is ignored`,
+      `warning: ${at}:20:13: hooks.PreToolUse[0].hooks[0].command: program "no-such-linter" was not found on PATH`,
     ])
       assert.ok(r.stdout.includes(line), `${line}\n---\n${r.stdout}`);
     assert.match(r.stdout, /^0 errors, 4 warnings; 2 handlers/m);

@@ -127,7 +127,7 @@ describe("the environment policy through gatehouse run", () => {
       assert.match(
         r.stdout,
         new RegExp(
-          `warning: gatehouse\\.json: hooks\\.PreToolUse\\[0\\]\\.hooks\\[1\\]\\.headers\\["x-v-\\d+"\\]: \\$${row.variable} is removed by the environment policy`,
+          `warning: gatehouse\\.json:\\d+:\\d+: hooks\\.PreToolUse\\[0\\]\\.hooks\\[1\\]\\.headers\\["x-v-\\d+"\\]: \\$${row.variable} is removed by the environment policy`,
         ),
         row.variable,
       );

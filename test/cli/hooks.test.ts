@@ -206,9 +206,10 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
       const r = await gatehouse(["hooks", "check"], { cwd, env });
       assert.equal(r.code, 2, r.stderr);
       const file = join(".claude", "settings.json");
+      // Each problem names its line and column.
       assert.deepEqual(r.stdout.trimEnd().split("\n"), [
-        `error: ${file}: hooks.PreTooluse: unknown event "PreTooluse" (did you mean "PreToolUse"?)`,
-        `error: ${file}: hooks.PostToolUse[0].matcher: invalid regex "Bash(": Invalid regular expression: /Bash(/: Unterminated group; this group never runs`,
+        `error: ${file}:3:5: hooks.PreTooluse: unknown event "PreTooluse" (did you mean "PreToolUse"?)`,
+        `error: ${file}:15:9: hooks.PostToolUse[0].matcher: invalid regex "Bash(": Invalid regular expression: /Bash(/: Unterminated group; this group never runs`,
         "2 errors, 0 warnings; 1 handler",
       ]);
     });
@@ -221,7 +222,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
       assert.equal(r.code, 0, r.stderr);
       assert.match(
         r.stdout,
-        /^warning: \.claude\/settings\.json: hooks\.Setup: Claude Code event "Setup" is not fired/m,
+        /^warning: \.claude\/settings\.json:3:5: hooks\.Setup: Claude Code event "Setup" is not fired/m,
       );
       assert.match(r.stdout, /^0 errors, 1 warning; 1 handler$/m);
     });
@@ -310,7 +311,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
       assert.equal(file.code, 0);
       assert.match(
         file.stdout,
-        /^warning: more\/hooks\.json: hooks\.Stop\[0\]\.hooks\[0\]\.timout: unknown field "timout" for a command handler is ignored$/m,
+        /^warning: more\/hooks\.json:9:13: hooks\.Stop\[0\]\.hooks\[0\]\.timout: unknown field "timout" for a command handler is ignored$/m,
       );
 
       const missing = await gatehouse(["hooks", "check", "--settings", "absent.json"], { cwd, env });

@@ -10,7 +10,7 @@ import { classifyAddress } from "../../src/core/address.js";
 import { gatehouse, tempProjects } from "./helpers.js";
 
 // Tools ask in default mode and nobody can answer here (docs/permissions.md): a rule lets them run.
-const ALLOW_ALL = { allow: ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "Agent", "mcp__*"] };
+const ALLOW_ALL = { allow: ["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "WebFetch", "Agent"] };
 
 describe("WebFetch", { concurrency: 3 }, () => {
   const fresh = tempProjects();

@@ -35,7 +35,7 @@ describe("settings validation names the file and JSON path", () => {
     const [a, b] = r.diagnostics;
     assert.deepEqual(
       { ...a, message: undefined },
-      { level: "error", file: r.file, path: "hooks.PreToolUSe", message: undefined },
+      { level: "error", file: r.file, path: "hooks.PreToolUSe", line: 1, column: 11, message: undefined },
     );
     assert.match(a?.message ?? "", /unknown event "PreToolUSe" \(did you mean "PreToolUse"\?\)/);
     assert.equal(b?.level, "warning");

@@ -19,9 +19,16 @@ function policy(mode: PermissionMode, rules: Partial<Record<"allow" | "ask" | "d
   const all: PermissionRule[] = [];
   for (const behavior of ["allow", "ask", "deny"] as const)
     for (const rule of rules[behavior] ?? []) {
-      const parsed = parseRule(rule);
+      const parsed = parseRule(rule, behavior);
       assert.ok(typeof parsed !== "string");
-      all.push({ behavior, rule, parsed, source: "project", baseDir: PROJECT });
+      all.push({
+        behavior,
+        rule,
+        parsed,
+        id: `project.${behavior}.${all.length}`,
+        source: "project",
+        baseDir: PROJECT,
+      });
     }
   return new PermissionPolicy({ mode, rules: all, cwd: PROJECT, additionalDirectories: ["/work/shared"] });
 }

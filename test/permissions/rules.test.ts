@@ -20,9 +20,16 @@ function policy(rules: Record<"allow" | "ask" | "deny", string[]>, mode: Permiss
   const all: PermissionRule[] = [];
   for (const behavior of ["allow", "ask", "deny"] as const)
     for (const rule of rules[behavior]) {
-      const parsed = parseRule(rule);
+      const parsed = parseRule(rule, behavior);
       assert.ok(typeof parsed !== "string", rule);
-      all.push({ behavior, rule, parsed, source: "project", baseDir: PROJECT });
+      all.push({
+        behavior,
+        rule,
+        parsed,
+        id: `project.${behavior}.${all.length}`,
+        source: "project",
+        baseDir: PROJECT,
+      });
     }
   return new PermissionPolicy({ mode, rules: all, cwd: PROJECT });
 }
@@ -146,11 +153,13 @@ describe("path, MCP and Agent rules", () => {
     assert.equal(p.decide("Agent", { prompt: "x" }, undefined).behavior, "ask");
   });
 
-  test("suggestions are the narrowest sensible rules", () => {
+  test("suggestions are the narrowest sensible rules, a command's prefix and never its arguments, values or targets", () => {
     const p = policy({ ...none, allow: ["Bash(git status)"] });
     assert.deepEqual(p.suggestRules("Bash", bash("npm test -- -t x")), ["Bash(npm test:*)"]);
     assert.deepEqual(p.suggestRules("Bash", bash("git status && rm -rf build")), ["Bash(rm:*)"]);
-    assert.deepEqual(p.suggestRules("Bash", bash("echo hi > out.txt")), ["Bash(echo hi > out.txt)"]);
+    assert.deepEqual(p.suggestRules("Bash", bash("echo hi > out.txt")), ["Bash(echo:*)"]);
+    assert.deepEqual(p.suggestRules("Bash", bash("TOKEN=SECRET echo hi")), ["Bash(echo:*)"]);
+    assert.deepEqual(p.suggestRules("Bash", bash("TOKEN=SECRET")), []);
     assert.deepEqual(p.suggestRules("Edit", { file_path: join(PROJECT, "src/a.ts") }), ["Edit(./src/**)"]);
     assert.deepEqual(p.suggestRules("mcp__files__read", {}), ["mcp__files__read"]);
     assert.deepEqual(p.suggestRules("Bash", bash("echo 'x")), []);

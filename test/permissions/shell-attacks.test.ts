@@ -17,9 +17,11 @@ const ATTACKS = [
 ];
 
 function policy(behavior: "allow" | "deny", rule: string): PermissionPolicy {
-  const parsed = parseRule(rule);
+  const parsed = parseRule(rule, behavior);
   assert.ok(typeof parsed !== "string");
-  const rules: PermissionRule[] = [{ behavior, rule, parsed, source: "project", baseDir: "/work/project" }];
+  const rules: PermissionRule[] = [
+    { behavior, rule, parsed, id: `project.${behavior}.0`, source: "project", baseDir: "/work/project" },
+  ];
   return new PermissionPolicy({ mode: "default", rules, cwd: "/work/project" });
 }
 

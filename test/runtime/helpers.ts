@@ -173,3 +173,18 @@ export function heldTool(name: string, log: string[], options: { parallel?: bool
 export function plugin(id: string, setup: PluginDefinition["setup"]): PluginDefinition {
   return { id, setup };
 }
+
+/** A stand-in Bash: records each command it was run with, runs nothing. */
+export function fakeBash(): { tool: Tool; ran: string[] } {
+  const ran: string[] = [];
+  const tool: Tool<{ command: string }, string> = {
+    name: "Bash",
+    description: "runs a command",
+    inputSchema: z.object({ command: z.string() }),
+    async execute({ command }) {
+      ran.push(command);
+      return `ran ${command}`;
+    },
+  };
+  return { tool: tool as Tool, ran };
+}

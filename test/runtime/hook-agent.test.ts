@@ -27,7 +27,8 @@ const policy = (mode: PermissionMode, rules: Record<"deny" | "ask" | "allow", st
         (rule): PermissionRule => ({
           behavior,
           rule,
-          parsed: parseRule(rule) as never,
+          parsed: parseRule(rule, behavior) as never,
+          id: `project.${behavior}.${rule}`,
           source: "project",
           baseDir: project,
         }),

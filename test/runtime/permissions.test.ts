@@ -1,27 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { z } from "zod";
 import type { ApprovalDecision, ApprovalRequest } from "../../src/runtime/types.js";
-import type { Tool } from "../../src/tools/types.js";
-import { plugin, testGatehouse } from "./helpers.js";
+import { fakeBash, plugin, testGatehouse } from "./helpers.js";
 
 // Permissions at library level (docs/permissions.md): the tool door's order, "always" as a rule,
 // remembered allows that never beat a deny, sessions that do not share answers.
-
-/** A stand-in Bash: records each command it was run with, runs nothing. */
-function fakeBash(): { tool: Tool; ran: string[] } {
-  const ran: string[] = [];
-  const tool: Tool<{ command: string }, string> = {
-    name: "Bash",
-    description: "runs a command",
-    inputSchema: z.object({ command: z.string() }),
-    async execute({ command }) {
-      ran.push(command);
-      return `ran ${command}`;
-    },
-  };
-  return { tool: tool as Tool, ran };
-}
 
 /** One run per prompt: the model calls Bash with the prompt as the command, then answers with the result. */
 const bashEcho = {

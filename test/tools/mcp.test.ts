@@ -15,8 +15,8 @@ import {
   type McpConnection,
   type McpLogger,
   McpServersConfigSchema,
-  mcpToolName,
 } from "../../src/tools/mcp.js";
+import { mcpToolName } from "../../src/tools/mcp-name.js";
 import type { Tool } from "../../src/tools/types.js";
 import { createFixtureServer } from "./fixtures/mcp-server.mjs";
 import { processIsDead, tempDir, toolCtx, toolError } from "./helpers.js";

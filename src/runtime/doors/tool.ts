@@ -226,7 +226,7 @@ async function runToolCall(
   // A Bash line is read by a parser that loads once, asynchronously; before it has, no line can be read.
   if (toolName === "Bash") await loadShellParser();
   // Deny rules come first, in every mode: no hook that could let it through sees a call a rule refuses.
-  const denyRule = denyRuleOf(deps, toolName, params, state.sessionId);
+  const denyRule = denyRuleOf(deps, toolName, ruleInput(stored, params), state.sessionId);
   if (denyRule) {
     const decision = { behavior: "deny", rule: denyRule, by: "rule" } as const;
     const outcome = await settlePermission(deps, state, { toolName, toolCallId, params, decision });
@@ -251,7 +251,7 @@ async function runToolCall(
   const approval = pre.result.requireApproval;
   // A hook's requireApproval is an ask that another hook's allow cannot loosen.
   const hookSaid = approval ? "ask" : pre.result.permissionDecision;
-  const decision = permissions.decide(toolName, params, hookSaid, state.sessionId);
+  const decision = permissions.decide(toolName, ruleInput(stored, params), hookSaid, state.sessionId);
   const permission = await settlePermission(deps, state, {
     toolName,
     toolCallId,
@@ -313,6 +313,17 @@ async function runToolCall(
   return error === undefined
     ? { output: result, isError: false, ...extra }
     : { output: error, isError: true, ...extra };
+}
+
+/**
+ * What permission rules read: the parsed input, plus the top-level fields the model sent that
+ * the tool's schema dropped. A parameter rule compares the literal input (`Agent(model:opus)`
+ * denies a call that asks for opus even where the tool ignores `model`), as in Claude Code.
+ */
+function ruleInput(literal: unknown, params: unknown): unknown {
+  const isRecord = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
+  return isRecord(literal) && isRecord(params) && literal !== params ? { ...literal, ...params } : params;
 }
 
 /** The deny rule that covers the call, its path taken as given or through symbolic links. */
