@@ -75,10 +75,12 @@ export function sandboxPolicy(
       ],
       denyWrite: [...settings.filesystem.denyWrite, ...paths("Edit", "deny").map((p) => p.path), ...gatehouseData],
       denyRead: [
-        ...credentialPaths(homeDir, projectDir),
-        ...gatehouseData,
-        ...settings.filesystem.denyRead,
-        ...paths("Read", "deny").map((p) => p.path),
+        ...new Set([
+          ...credentialPaths(homeDir, projectDir),
+          ...gatehouseData,
+          ...settings.filesystem.denyRead,
+          ...paths("Read", "deny").map((p) => p.path),
+        ]),
       ],
       allowRead: [...settings.filesystem.allowRead],
     },
@@ -110,7 +112,9 @@ export function rulePath(specifier: string, baseDir: string, homeDir: string): {
   return { path: p, glob: /[*?[\]{}]/.test(p) };
 }
 
-const SPECIAL = new BlockList();
+// Two lists: a BlockList checks an IPv4 address against its IPv6 rules too (as ::ffff:a.b.c.d).
+const SPECIAL_V4 = new BlockList();
+const SPECIAL_V6 = new BlockList();
 for (const [net, prefix] of [
   ["0.0.0.0", 8],
   ["10.0.0.0", 8],
@@ -123,7 +127,7 @@ for (const [net, prefix] of [
   ["198.18.0.0", 15],
   ["224.0.0.0", 3],
 ] as const)
-  SPECIAL.addSubnet(net, prefix, "ipv4");
+  SPECIAL_V4.addSubnet(net, prefix, "ipv4");
 for (const [net, prefix] of [
   ["::", 96], // unspecified, loopback and IPv4-compatible
   ["::ffff:0:0", 96], // IPv4-mapped
@@ -136,7 +140,7 @@ for (const [net, prefix] of [
   ["ff00::", 8],
   ["fd00:ec2::254", 128], // AWS's IPv6 metadata address (inside fc00::/7 too)
 ] as const)
-  SPECIAL.addSubnet(net, prefix, "ipv6");
+  SPECIAL_V6.addSubnet(net, prefix, "ipv6");
 
 /**
  * The address a host names when it is an IP literal in any spelling the URL parser accepts
@@ -158,7 +162,7 @@ export function ipLiteral(host: string): string | undefined {
 export function isSpecialAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
-  return SPECIAL.check(address, family === 4 ? "ipv4" : "ipv6");
+  return family === 4 ? SPECIAL_V4.check(address, "ipv4") : SPECIAL_V6.check(address, "ipv6");
 }
 
 export type HostDecision =
