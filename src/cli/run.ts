@@ -338,6 +338,7 @@ async function toolsFor(
     logger: mcpLog,
     env: io.env,
     envPolicy,
+    sandbox,
     ...mcpStartupTimeout(io.env, log),
   });
   cleanup.push(() => pool.close());
