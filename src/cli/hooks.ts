@@ -412,8 +412,7 @@ export function hooksCheck(flags: HooksCheckFlags, io: CliIO): Promise<ExitCode>
         ? " (managed hooks only: allowManagedHooksOnly)"
         : "";
     const open = failOpen.length === 0 ? "" : ` (${failOpen.length} fail${failOpen.length === 1 ? "s" : ""} open)`;
-    lines.push(`sandbox: ${sandbox.status}`);
-    lines.push(`${counts}; ${plural(loaded.handlers.length, "handler")}${open}${disabled}`);
+    lines.push(`${counts}; ${plural(loaded.handlers.length, "handler")}${open}${disabled}; sandbox ${sandbox.status}`);
     await L.writeOut(io.stdout, lines.map((l) => `${L.terminalLine(l)}\n`).join(""));
     return status;
   });

@@ -20,7 +20,7 @@ export interface BashCallSandbox {
 export interface BashSandbox {
   /** True when commands run sandboxed (enabled, and the platform can). */
   readonly active: boolean;
-  /** One line for `hooks check` and the start-up notice: on, off and why, or unavailable and why. */
+  /** For `hooks check`: on or off and who said so, or unavailable and why. */
   readonly status: string;
   /** Set when the sandbox should run but cannot: the one line printed at start. */
   readonly unavailable?: string;
@@ -60,8 +60,8 @@ export function createBashSandbox(options: BashSandboxOptions): BashSandbox {
   const status = !wanted
     ? `off${from}`
     : active
-      ? `on${from}: Bash commands run in bubblewrap/Seatbelt; writes to the project and the sandbox temp folder`
-      : (unavailable as string);
+      ? `on${from}`
+      : `unavailable: ${availability?.available === false ? availability.reason : ""}`;
   const excluded = settings.excludedCommands.map((entry) => excludedRule(entry));
   const isExcluded = (input: unknown) => {
     if (excluded.length === 0) return false;

@@ -146,7 +146,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
       });
       const r = await gatehouse(["hooks", "check"], { cwd, env });
       assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stdout, /^sandbox: (on|sandbox unavailable)[^\n]*\nno problems; 2 handlers\n$/);
+      assert.match(r.stdout, /^no problems; 2 handlers; sandbox (on \(the default\)|unavailable: .*)\n$/);
     });
 
     test("a note for each guard that fails open; commandHooks.onFailure closes them all, a handler's own onFailure wins", async () => {
@@ -177,7 +177,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
         ],
       );
       assert.match(notes[0] ?? "", /"commandHooks": \{"onFailure": "block"\} in gatehouse\.json/);
-      assert.match(r.stdout, /^no problems; 6 handlers \(4 fail open\)$/m);
+      assert.match(r.stdout, /^no problems; 6 handlers \(4 fail open\); sandbox /m);
 
       const closed = await fresh({
         ".claude/settings.json": settings,
