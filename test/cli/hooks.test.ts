@@ -296,6 +296,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
         diagnostics: [],
         failOpen: 0,
         notes: [],
+        sandbox: { active: SANDBOX.startsWith("on"), status: SANDBOX },
       });
     });
 
