@@ -15,6 +15,7 @@ import {
   PermissionPolicy,
   writeLocalRule,
 } from "../permissions/index.js";
+import { type BashSandbox, createBashSandbox } from "../sandbox/bash.js";
 
 /** Where command hooks are read from (gatehouse.json's `commandHooks`, `--settings`…). */
 export type CommandHooksLoad = Omit<LoadCommandHookSourcesOptions, "projectDir" | "homeDir"> & {
@@ -115,7 +116,12 @@ export function silentPermissionHooks(
  * The policy the tool door checks, from what `loadSources` read. With `persist`, an "always,
  * for this project" answer writes `projectDir/.claude/settings.local.json`.
  */
-export function permissionPolicy(loaded: LoadedPermissions, projectDir: string, persist = true): PermissionPolicy {
+export function permissionPolicy(
+  loaded: LoadedPermissions,
+  projectDir: string,
+  persist = true,
+  sandbox?: BashSandbox,
+): PermissionPolicy {
   return new PermissionPolicy({
     mode: loaded.mode,
     modeFrom: loaded.modeFrom,
@@ -123,5 +129,20 @@ export function permissionPolicy(loaded: LoadedPermissions, projectDir: string, 
     cwd: projectDir,
     additionalDirectories: loaded.additionalDirectories,
     ...(persist ? { persist: (behavior, rule) => writeLocalRule(projectDir, behavior, rule) } : {}),
+    ...(sandbox?.autoAllow ? { sandboxedBash: (input: unknown) => sandbox.runsSandboxed(input) } : {}),
+  });
+}
+
+/**
+ * The Bash tool's sandbox from what `loadSources` read: the `sandbox` block and the permission
+ * rules (Read/Edit paths, WebFetch domains) of the same files (docs/security.md#sandbox).
+ */
+export function bashSandbox(loaded: LoadedPermissions, projectDir: string, dataDir?: string): BashSandbox {
+  return createBashSandbox({
+    projectDir,
+    settings: loaded.sandbox,
+    rules: loaded.rules,
+    additionalDirectories: loaded.additionalDirectories,
+    ...(dataDir === undefined ? {} : { dataDir }),
   });
 }

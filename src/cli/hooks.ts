@@ -371,6 +371,9 @@ export function hooksCheck(flags: HooksCheckFlags, io: CliIO): Promise<ExitCode>
     const warnings = loaded.diagnostics.length - errors;
     const status = errors > 0 ? EXIT.usage : EXIT.ok;
     const failOpen = failingOpen(L, loaded.handlers);
+    // Whether the Bash tool's commands run sandboxed here (docs/security.md#sandbox).
+    const { bashSandbox } = await import("../assembly/sources.js");
+    const sandbox = bashSandbox(loaded.permissions, loaded.projectDir);
     if (flags.json) {
       const diagnostics = loaded.diagnostics.map((d) => ({
         severity: d.level,
@@ -395,6 +398,7 @@ export function hooksCheck(flags: HooksCheckFlags, io: CliIO): Promise<ExitCode>
         diagnostics,
         failOpen: failOpen.length,
         notes,
+        sandbox: { active: sandbox.active, status: sandbox.status },
       };
       await L.writeJson(io.stdout, report);
       return status;
@@ -410,7 +414,7 @@ export function hooksCheck(flags: HooksCheckFlags, io: CliIO): Promise<ExitCode>
         ? " (managed hooks only: allowManagedHooksOnly)"
         : "";
     const open = failOpen.length === 0 ? "" : ` (${failOpen.length} fail${failOpen.length === 1 ? "s" : ""} open)`;
-    lines.push(`${counts}; ${plural(loaded.handlers.length, "handler")}${open}${disabled}`);
+    lines.push(`${counts}; ${plural(loaded.handlers.length, "handler")}${open}${disabled}; sandbox ${sandbox.status}`);
     await L.writeOut(io.stdout, lines.map((l) => `${L.terminalLine(l)}\n`).join(""));
     return status;
   });

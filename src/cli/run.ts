@@ -1,6 +1,6 @@
 import { text } from "node:stream/consumers";
 import { createGatehouse, DEFAULTS, type Gatehouse } from "../assembly/gatehouse.js";
-import { type LoadedSources, loadSources, permissionPolicy } from "../assembly/sources.js";
+import { bashSandbox, type LoadedSources, loadSources, permissionPolicy } from "../assembly/sources.js";
 // Not the command-hooks barrel: the dispatcher and executor load with the runtime, only when a hook is configured.
 import { type Diagnostic, formatDiagnostic } from "../command-hooks/diagnostics.js";
 import { MODEL_ENV, type ResolvedSettings } from "../config/index.js";
@@ -10,6 +10,7 @@ import { unconfiguredModel } from "../models/unconfigured.js";
 import type { PermissionPolicy } from "../permissions/index.js";
 import { denialText } from "../runtime/doors/tool.js";
 import type { Approver, RunResult } from "../runtime/types.js";
+import type { BashSandbox } from "../sandbox/bash.js";
 import { builtinTools } from "../tools/builtin/index.js";
 import { selectTools, unmatchedToolPatterns } from "../tools/select.js";
 import type { Tool } from "../tools/types.js";
@@ -137,7 +138,12 @@ export interface PreparedGatehouse {
   readonly commandHooks: ResolvedSettings["commandHooks"];
   /** The permission rules and mode every tool call is checked against. */
   readonly permissions: PermissionPolicy;
+  /** The OS sandbox the Bash tool runs commands in (docs/security.md#sandbox). */
+  readonly sandbox: BashSandbox;
 }
+
+/** The sandbox's "unavailable" line is printed once per process (`serve` prepares once, tests many times). */
+let sandboxNoticePrinted = false;
 
 /** Checks the flags and reads the configuration; every problem is a `CliStop` (exit 2). */
 export async function prepareGatehouse(
@@ -155,7 +161,14 @@ export async function prepareGatehouse(
   const sources = readSources({ config, ...(file === undefined ? {} : { file }), settings }, flags, io, log);
   const { load: _, ...rest } = settings.commandHooks;
   const commandHooks = { ...rest, handlers: [...(rest.handlers ?? []), ...sources.commandHooks.handlers] };
-  const permissions = permissionPolicy(sources.permissions, io.cwd);
+  const sandbox = bashSandbox(sources.permissions, io.cwd);
+  if (sandbox.mustNotStart)
+    throw new Stop(EXIT.usage, `${sandbox.unavailable} (sandbox.failIfUnavailable: not starting)`);
+  if (sandbox.unavailable && !sandboxNoticePrinted) {
+    sandboxNoticePrinted = true;
+    log.warn(sandbox.unavailable);
+  }
+  const permissions = permissionPolicy(sources.permissions, io.cwd, true, sandbox);
   const runtime = {
     ...settings.runtime,
     ...(maxSteps === undefined ? {} : { maxSteps }),
@@ -167,6 +180,7 @@ export async function prepareGatehouse(
     settings: { ...settings, runtime },
     commandHooks,
     permissions,
+    sandbox,
   };
 }
 
@@ -190,7 +204,7 @@ function systemPromptOf(flags: GatehouseFlags, configured: string | undefined): 
  * and the model, started (a problem is a `CliStop`). `close` stops it and the MCP servers.
  */
 export async function openGatehouse(
-  { config, settings, commandHooks, permissions }: PreparedGatehouse,
+  { config, settings, commandHooks, permissions, sandbox }: PreparedGatehouse,
   io: Pick<CliIO, "cwd" | "env">,
   log: CliLogger,
   options: { readonly approver?: Approver },
@@ -204,7 +218,7 @@ export async function openGatehouse(
     }
   };
   try {
-    const { tools, lateTools, onToolsWait } = await toolsFor(config, settings, io, log, cleanup);
+    const { tools, lateTools, onToolsWait } = await toolsFor(config, settings, sandbox, io, log, cleanup);
     const gatehouse = createGatehouse({
       // Only the console opens without a model: a run it is asked for fails saying so.
       model: settings.model ?? unconfiguredModel(NO_MODEL),
@@ -298,12 +312,16 @@ async function readPrompt(flags: RunFlags, io: CliIO, log: CliLogger): Promise<s
 async function toolsFor(
   config: GatehouseConfig,
   { envPolicy }: ResolvedSettings,
+  sandbox: BashSandbox,
   io: Pick<CliIO, "cwd" | "env">,
   log: CliLogger,
   cleanup: (() => Promise<void>)[],
 ): Promise<{ readonly tools: Tool[]; readonly lateTools?: Promise<Tool[]>; readonly onToolsWait?: () => void }> {
   const webFetch = config.tools?.webFetch;
-  const builtins: Tool[] = builtinTools({ bash: { env: io.env, envPolicy }, ...(webFetch ? { webFetch } : {}) });
+  const builtins: Tool[] = builtinTools({
+    bash: { env: io.env, envPolicy, sandbox },
+    ...(webFetch ? { webFetch } : {}),
+  });
   const selection = config.tools ?? {};
   const warnUnmatched = (all: readonly { name: string }[]) => {
     for (const pattern of unmatchedToolPatterns([...all, { name: "Agent" }], selection))
@@ -327,6 +345,7 @@ async function toolsFor(
     logger: mcpLog,
     env: io.env,
     envPolicy,
+    sandbox,
     ...mcpStartupTimeout(io.env, log),
   });
   cleanup.push(() => pool.close());

@@ -7,7 +7,8 @@ import { setTimeout as delay } from "node:timers/promises";
  * group kills whatever it started too. While a group runs it is tracked here, process-wide, so
  * that a shutdown can reach all of them at once: `killTrackedGroups` on a second Ctrl-C, and at
  * the latest on the process's `exit` event (a SIGKILL, synchronous, nothing left behind). A
- * member that calls `setsid` leaves the group and escapes this; there is no sandbox.
+ * member that calls `setsid` leaves the group and escapes this; the Bash tool's sandbox
+ * (src/sandbox/) is what contains those: its PID namespace ends with the command.
  */
 const tracked = new Set<number>();
 let exitHookInstalled = false;

@@ -31,7 +31,7 @@ export interface PermissionDecision {
   /** The rule that decided, when one did. */
   readonly rule?: PermissionRule;
   /** What decided: a rule, the mode, a hook's answer, or the tool's default tier. */
-  readonly by: "rule" | "mode" | "hook" | "default";
+  readonly by: "rule" | "mode" | "hook" | "default" | "sandbox";
   /**
    * An allow from a rule an "always" answer added in this session: `PermissionRequest` hooks
    * and approval plugins are still asked, and a deny from them stands.
@@ -58,6 +58,11 @@ export interface PermissionPolicyOptions {
   readonly additionalDirectories?: readonly string[];
   /** Writes a rule an "always, for this project" answer added (to `.claude/settings.local.json`). */
   readonly persist?: (behavior: PermissionBehavior, rule: string) => string;
+  /**
+   * `sandbox.autoAllowBashIfSandboxed`: whether this Bash input runs in the sandbox, where it
+   * then runs without asking (deny rules, content-scoped ask rules and plan mode still apply).
+   */
+  readonly sandboxedBash?: (input: unknown) => boolean;
 }
 
 /**
@@ -143,13 +148,18 @@ export class PermissionPolicy {
 
   #decideBeforeMode(toolName: string, input: unknown, hook: HookPermission, sessionId?: string): PermissionDecision {
     if (hook === "ask") return { behavior: "ask", by: "hook" };
-    const rules = this.rulesFor(sessionId);
+    const sandboxed = toolName === "Bash" && this.options.sandboxedBash?.(input) === true;
+    // As in Claude Code, a bare `Bash` ask rule is skipped for a sandboxed command; `Bash(git push *)` is not.
+    const rules = this.rulesFor(sessionId).filter(
+      (r) => !(sandboxed && r.behavior === "ask" && r.parsed.specifier === undefined),
+    );
     const ask = this.#matching(rules, "ask", toolName, input, "any");
     if (ask) return { behavior: "ask", rule: ask.rule, by: "rule" };
     if (hook === "allow") return { behavior: "allow", by: "hook" };
     const allow = this.#matching(rules, "allow", toolName, input, "every");
     if (allow)
       return { behavior: "allow", rule: allow.rule, by: "rule", ...(allow.remembered ? { remembered: true } : {}) };
+    if (sandboxed) return { behavior: "allow", by: "sandbox" };
     const { mode } = this;
     // Read-only commands run in every mode, and acceptEdits approves filesystem commands in the working directories.
     const auto = toolName === "Bash" ? this.#autoAllowed(input, mode === "acceptEdits") : undefined;

@@ -3,6 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import type { SettingsDiagnostic } from "../core/diagnostic.js";
 import { jsonErrorText, locateJsonPath, parseJsonText } from "../core/json.js";
 import { lazyRequire } from "../core/lazy-require.js";
+import { mergeSandboxSettings, type SandboxSettings } from "../sandbox/settings.js";
 import { managedSettingsFiles } from "./managed.js";
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "./policy.js";
 import {
@@ -55,6 +56,8 @@ export interface LoadedPermissions {
   readonly rules: PermissionRule[];
   readonly additionalDirectories: string[];
   readonly diagnostics: PermissionDiagnostic[];
+  /** The `sandbox` block of the same files, merged (docs/configuration.md#sandbox). */
+  readonly sandbox: SandboxSettings;
 }
 
 interface Source {
@@ -91,6 +94,11 @@ export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions
     );
   const managedOnly = managedBlock("allowManagedPermissionRulesOnly").includes(true);
   const sources = [...readSources(opts, diagnostics), ...managed];
+  const sandbox = mergeSandboxSettings(
+    sources,
+    (src) => (path, message) => diagnostics.push(at(src as Source, path, message)),
+    opts.homeDir,
+  );
   const rules: PermissionRule[] = [];
   /** Each rule's id: the n-th of its source and behavior. */
   const idOf = (source: string, behavior: PermissionBehavior) =>
@@ -228,7 +236,7 @@ export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions
     });
     mode = "default";
   }
-  return { mode, modeFrom, rules, additionalDirectories, diagnostics };
+  return { mode, modeFrom, rules, additionalDirectories, diagnostics, sandbox };
 }
 
 const MANAGED_ONLY = "ignored: managed settings set allowManagedPermissionRulesOnly";

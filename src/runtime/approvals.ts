@@ -93,6 +93,39 @@ export async function settlePermission(
   return askApprover(deps, state, ask, suggestions);
 }
 
+/**
+ * A sandboxed Bash command's connection to a host no sandbox list names, through the permission
+ * flow as a `WebFetch` of that host: `WebFetch(domain:…)` rules decide, then `permission_request`
+ * hooks and the approver; where no one can be asked it is denied. Each answer is an audit record.
+ */
+export async function settleSandboxHost(
+  deps: RuntimeDeps,
+  state: RunState,
+  toolCallId: string,
+  host: string,
+  port: number | undefined,
+): Promise<boolean> {
+  const bracketed = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  const params = { url: `https://${bracketed}${port === undefined ? "" : `:${port}`}/`, prompt: "" };
+  const decision = deps.permissions.decide("WebFetch", params, undefined, state.sessionId);
+  const title = `Allow a sandboxed Bash command to connect to ${bracketed}${port === undefined ? "" : `:${port}`}?`;
+  const outcome = await settlePermission(deps, state, {
+    toolName: "WebFetch",
+    toolCallId,
+    params,
+    decision,
+    approval: { title },
+  });
+  return outcome.allowed;
+}
+
+/** A sandbox refusal: a decision in the audit trail, with its kind only (no path, no host). */
+export function recordSandboxRefusal(deps: RuntimeDeps, state: RunState, kind: "network"): void {
+  audit(deps, state, { hook: "permission", pluginId: "sandbox", cause: "decision" }, "deny", `sandbox:${kind}`).catch(
+    (error: unknown) => deps.logger.warn(`audit: ${(error as Error).message}`),
+  );
+}
+
 /** The person (or client) behind the approver. Nobody there, no answer in time, a failure: deny. */
 async function askApprover(
   deps: RuntimeDeps,

@@ -26,6 +26,8 @@ export const McpServerConfigSchema = z
     toolTimeoutMs: z.number().int().positive().optional(),
     /** Claude Code's `.mcp.json` spelling of `toolTimeoutMs` (milliseconds per tool call). */
     timeout: z.number().int().positive().optional(),
+    /** Run this stdio server in the Bash tool's sandbox, under the same policy (docs/security.md#sandbox). */
+    sandbox: z.boolean().optional(),
   })
   .strict()
   .superRefine((cfg, ctx) => {
@@ -36,7 +38,7 @@ export const McpServerConfigSchema = z
         message: '"timeout" is Claude Code\'s name for "toolTimeoutMs"; give one, or the same value',
       });
     }
-    const stdioOnly = (["args", "env", "cwd"] as const).filter((k) => cfg[k] !== undefined);
+    const stdioOnly = (["args", "env", "cwd", "sandbox"] as const).filter((k) => cfg[k] !== undefined);
     if ((cfg.command === undefined) === (cfg.url === undefined)) {
       ctx.addIssue({ code: "custom", message: 'an MCP server needs exactly one of "command" (stdio) or "url" (HTTP)' });
     } else if (cfg.command !== undefined) {

@@ -13,6 +13,8 @@ export interface StdioServerProcess {
   readonly cwd: string;
   /** How long a server has to exit on its own after its stdin closes, then after SIGTERM (default 1000 ms). */
   readonly killGraceMs?: number;
+  /** Called once the server's process has ended (the sandbox lets go of its policy). */
+  readonly onClose?: () => void;
 }
 
 /**
@@ -61,6 +63,7 @@ export class GroupStdioTransport implements Transport {
       });
       child.on("close", () => {
         this.untrack();
+        this.server.onClose?.();
         if (this.child === child) this.child = undefined;
         this.onclose?.();
       });

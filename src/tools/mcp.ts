@@ -13,6 +13,7 @@ import {
 import { z } from "zod";
 import { DEFAULT_ENV_POLICY, type Env, type EnvPolicy } from "../core/env-policy.js";
 import { maskSecrets } from "../core/secrets.js";
+import type { BashSandbox } from "../sandbox/bash.js";
 import { VERSION } from "../version.js";
 import {
   expandServerConfig,
@@ -58,6 +59,8 @@ export interface ConnectMcpOptions {
   readonly envPolicy?: EnvPolicy;
   /** Between closing a stdio server's stdin, SIGTERM and SIGKILL to its process group (default 1000 ms). */
   readonly killGraceMs?: number;
+  /** The sandbox a stdio server with `"sandbox": true` runs in; without an active one such a server does not start. */
+  readonly sandbox?: BashSandbox;
 }
 
 export interface McpConnection {
@@ -262,6 +265,19 @@ async function connectServer(
   }
 }
 
+/**
+ * A server with `"sandbox": true` runs in the sandbox, under the Bash tool's policy; a host it
+ * reaches must be on a list (there is no one to ask for a server). Where the sandbox is not
+ * active, the server is not started: a sandbox asked for and missing is a refusal.
+ */
+async function sandboxedServer(command: string, args: readonly string[], cwd: string, options: ConnectMcpOptions) {
+  const sandbox = options.sandbox;
+  if (!sandbox?.active)
+    throw new Error(`"sandbox": true, but ${sandbox?.unavailable ?? "the sandbox is off"}; the server was not started`);
+  const quoted = [command, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+  return sandbox.wrap(`exec ${quoted}`, "/bin/sh", cwd, {});
+}
+
 async function connectStdio(
   name: string,
   config: McpServerConfig,
@@ -272,9 +288,12 @@ async function connectStdio(
   const command = config.command as string;
   const cwd = path.resolve(options.cwd, config.cwd ?? ".");
   const policy = options.envPolicy ?? DEFAULT_ENV_POLICY;
+  const sandboxed =
+    config.sandbox === true ? await sandboxedServer(command, config.args ?? [], cwd, options) : undefined;
   const transport = new GroupStdioTransport({
-    command,
-    ...(config.args !== undefined ? { args: config.args } : {}),
+    command: sandboxed?.argv[0] ?? command,
+    ...(sandboxed ? { args: sandboxed.argv.slice(1) } : config.args !== undefined ? { args: config.args } : {}),
+    ...(sandboxed ? { onClose: () => sandboxed.release() } : {}),
     // Third-party servers get a minimal environment under the policy, plus what their entry's
     // `env` gives them: the one way to hand a server a key.
     env: { ...policy.environment(options.env ?? process.env, "mcp"), ...config.env },

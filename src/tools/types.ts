@@ -37,6 +37,13 @@ export interface ToolContext {
    * the permission check here, so a Grep or Glob of a folder skips what a rule keeps it from reading.
    */
   readonly readable?: (file: string) => boolean;
+  /**
+   * A sandboxed command's connection to a host no sandbox list names: the permission flow decides
+   * it as a `WebFetch` of that host (rules, hooks, the approver; denied where no one can be asked).
+   */
+  readonly askNetwork?: (host: string, port: number | undefined) => Promise<boolean>;
+  /** The sandbox refused something: recorded in the audit trail as a decision, with no path or host. */
+  readonly sandboxRefused?: (kind: "network") => void;
 }
 
 /**

@@ -4,9 +4,13 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { sandboxAvailability } from "../../src/sandbox/runtime.js";
 import { gatehouse, project, put } from "./helpers.js";
 
 const fixture = (name: string) => fileURLToPath(new URL(`fixtures/hooks/${name}`, import.meta.url));
+/** What `hooks check` says of the sandbox in a project that does not configure it. */
+const SANDBOX = ((a) => (a.available ? "on (the default)" : `unavailable: ${a.reason}`))(sandboxAvailability());
+
 /** Hooks run as `bash <fixture>`: no dependency on the checkout keeping the executable bit. */
 const hook = (name: string) => ({ type: "command", command: `bash ${fixture(name)}` });
 const DENY_RM = hook("deny-rm.sh");
@@ -146,7 +150,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
       });
       const r = await gatehouse(["hooks", "check"], { cwd, env });
       assert.equal(r.code, 0, r.stderr);
-      assert.equal(r.stdout, "no problems; 2 handlers\n");
+      assert.equal(r.stdout, `no problems; 2 handlers; sandbox ${SANDBOX}\n`);
     });
 
     test("a note for each guard that fails open; commandHooks.onFailure closes them all, a handler's own onFailure wins", async () => {
@@ -177,7 +181,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
         ],
       );
       assert.match(notes[0] ?? "", /"commandHooks": \{"onFailure": "block"\} in gatehouse\.json/);
-      assert.match(r.stdout, /^no problems; 6 handlers \(4 fail open\)$/m);
+      assert.match(r.stdout, /^no problems; 6 handlers \(4 fail open\); sandbox /m);
 
       const closed = await fresh({
         ".claude/settings.json": settings,
@@ -210,7 +214,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
       assert.deepEqual(r.stdout.trimEnd().split("\n"), [
         `error: ${file}:3:5: hooks.PreTooluse: unknown event "PreTooluse" (did you mean "PreToolUse"?)`,
         `error: ${file}:15:9: hooks.PostToolUse[0].matcher: invalid regex "Bash(": Invalid regular expression: /Bash(/: Unterminated group; this group never runs`,
-        "2 errors, 0 warnings; 1 handler",
+        `2 errors, 0 warnings; 1 handler; sandbox ${SANDBOX}`,
       ]);
     });
 
@@ -224,7 +228,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
         r.stdout,
         /^warning: \.claude\/settings\.json:3:5: hooks\.Setup: Claude Code event "Setup" is not fired/m,
       );
-      assert.match(r.stdout, /^0 errors, 1 warning; 1 handler$/m);
+      assert.match(r.stdout, /^0 errors, 1 warning; 1 handler; sandbox /m);
     });
 
     test("--json: { errors, warnings, handlers, disabled, managedOnly, diagnostics } with each problem's severity, file, path and message", async () => {
@@ -247,10 +251,13 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
         handlers: number;
         disabled: boolean;
         diagnostics: { severity: string; file: string; path: string; message: string }[];
+        sandbox: { active: boolean; status: string };
       };
       const file = join(".claude", "settings.json");
+      const { sandbox, ...rest } = report;
+      assert.equal(sandbox.status, SANDBOX);
       assert.deepEqual(
-        { ...report, diagnostics: report.diagnostics.map(({ severity, file, path }) => ({ severity, file, path })) },
+        { ...rest, diagnostics: report.diagnostics.map(({ severity, file, path }) => ({ severity, file, path })) },
         {
           errors: 1,
           warnings: 1,
@@ -290,6 +297,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
         diagnostics: [],
         failOpen: 0,
         notes: [],
+        sandbox: { active: SANDBOX.startsWith("on"), status: SANDBOX },
       });
     });
 

@@ -25,6 +25,9 @@ export const treeProject = (fresh: (files?: Record<string, unknown>) => Promise<
     "s.json": { runs: [{ turns: [{ toolCalls: [{ name: "Bash", input: { command: TREE } }] }, { text: "done" }] }] },
     // The Bash call is what these tests watch: a rule lets it run (default mode would ask).
     "gatehouse.json": { model: "scripted:s.json", permissions: { allow: ["Bash"] }, ...extra },
+    // These tests follow host pids of what the Bash call starts: the process-group path, which
+    // runs when the sandbox is off (in the sandbox, the pids are its namespace's; test/sandbox/).
+    ".claude/settings.json": { sandbox: { enabled: false } },
   });
 
 /** Resolves with the first line a writer puts into the FIFO (the writer blocks until it is read). */

@@ -3,7 +3,7 @@ import type { Attribution } from "../../hooks/types.js";
 import type { CollectedResponse, CollectedToolCall } from "../../models/collect.js";
 import { loadShellParser, withRealPath } from "../../permissions/index.js";
 import type { Tool, ToolContext } from "../../tools/types.js";
-import { settlePermission } from "../approvals.js";
+import { recordSandboxRefusal, settlePermission, settleSandboxHost } from "../approvals.js";
 import type { RuntimeDeps } from "../deps.js";
 import { notices } from "../notices.js";
 import { modelReadText } from "../prompt.js";
@@ -210,6 +210,8 @@ async function runToolCall(
     ...(deps.permissions.hasDenyRules("Read", state.sessionId)
       ? { readable: (file: string) => denyRuleOf(deps, "Read", { file_path: file }, state.sessionId) === undefined }
       : {}),
+    askNetwork: (host, port) => settleSandboxHost(deps, state, toolCallId, host, port),
+    sandboxRefused: (kind) => recordSandboxRefusal(deps, state, kind),
   };
   let params = parseInput(tool, call, ctx);
   if (params instanceof InvalidInput) return { output: params.message, isError: true };

@@ -4,6 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { DEFAULT_ENV_POLICY, type Env, type EnvPolicy } from "../../core/env-policy.js";
 import { trackGroup } from "../../core/process-groups.js";
+import type { BashSandbox } from "../../sandbox/bash.js";
 import { type Tool, ToolError } from "../types.js";
 import { CappedText } from "./capped-text.js";
 
@@ -23,6 +24,12 @@ export const BashInputSchema = z.object({
     .optional()
     .describe(`Optional timeout in milliseconds (max ${BASH_DEFAULTS.maxTimeoutMs})`),
   description: z.string().optional().describe("A short description of what this command does, in 5-10 words"),
+  dangerouslyDisableSandbox: z
+    .boolean()
+    .optional()
+    .describe(
+      "Run this command outside the sandbox (after the sandbox refused it); it then goes through the permission check",
+    ),
 });
 export type BashInput = z.infer<typeof BashInputSchema>;
 
@@ -50,6 +57,8 @@ export interface BashOptions {
   readonly env?: Env;
   /** What of `env` the command may see (default: provider keys and Gatehouse's secrets removed). */
   readonly envPolicy?: EnvPolicy;
+  /** The OS sandbox commands run in (docs/security.md#sandbox); without it, or when it is not active, they run unsandboxed. */
+  readonly sandbox?: BashSandbox;
 }
 
 let detectedShell: string | undefined;
@@ -60,20 +69,35 @@ function defaultShell(): string {
 
 export function createBashTool(options: BashOptions = {}): Tool<BashInput, BashOutput> {
   const { defaultTimeoutMs, maxOutputChars, killGraceMs } = { ...BASH_DEFAULTS, ...options };
+  const sandbox = options.sandbox?.active ? options.sandbox : undefined;
   return {
     name: "Bash",
     description:
       "Executes a shell command in the project directory and returns its stdout and stderr. Each call starts a " +
       `fresh shell. Timeout: ${defaultTimeoutMs} ms by default (max ${BASH_DEFAULTS.maxTimeoutMs}); on timeout the ` +
       `command and everything it started are killed. Each stream is capped at ${maxOutputChars} characters. ` +
-      "A non-zero exit code is reported as an error. Background processes that keep the output open hold the call " +
-      "until they exit; redirect their output (`cmd > log 2>&1 &`) to leave them running.",
+      "A non-zero exit code is reported as an error. " +
+      (sandbox
+        ? "Commands run in a sandbox: they may write only in the project and $TMPDIR, credential files are " +
+          "unreadable, hosts not allowed are refused or asked about, and every process a command started ends " +
+          "with the call (background jobs included)."
+        : "Background processes that keep the output open hold the call until they exit; redirect their output " +
+          "(`cmd > log 2>&1 &`) to leave them running."),
     inputSchema: BashInputSchema,
     parallel: false,
     async execute(input, ctx) {
       const timeoutMs = Math.floor(input.timeout ?? defaultTimeoutMs);
+      const shell = options.shell ?? defaultShell();
+      const wrapped = sandbox?.runsSandboxed(input)
+        ? await sandbox.wrap(input.command, shell, ctx.cwd, {
+            signal: ctx.signal,
+            ...(ctx.askNetwork ? { ask: ctx.askNetwork } : {}),
+            ...(ctx.sandboxRefused ? { refused: ctx.sandboxRefused } : {}),
+          })
+        : undefined;
       const result = await runShellCommand(input.command, {
-        shell: options.shell ?? defaultShell(),
+        shell,
+        ...(wrapped ? { argv: wrapped.argv } : {}),
         cwd: ctx.cwd,
         // A hook's variables meet the same policy: no provider key reaches a command unless passEnv allows it.
         env: (options.envPolicy ?? DEFAULT_ENV_POLICY).environment(
@@ -84,7 +108,7 @@ export function createBashTool(options: BashOptions = {}): Tool<BashInput, BashO
         timeoutMs,
         maxOutputChars,
         killGraceMs,
-      });
+      }).finally(() => wrapped?.release());
       if (result.interrupted || result.exitCode === 0) return result;
       const interpretation = interpretExitCode(input.command, result.exitCode);
       if (interpretation !== undefined) return { ...result, returnCodeInterpretation: interpretation };
@@ -107,6 +131,8 @@ export function createBashTool(options: BashOptions = {}): Tool<BashInput, BashO
 
 export interface RunShellOptions {
   readonly shell: string;
+  /** What to spawn instead of `shell -c command` (the sandbox's wrapper around it). */
+  readonly argv?: readonly string[];
   readonly cwd: string;
   /** Passed as it is: the caller applies the environment policy. */
   readonly env: NodeJS.ProcessEnv;
@@ -134,7 +160,8 @@ export function runShellCommand(command: string, opts: RunShellOptions): Promise
   return new Promise((resolve, reject) => {
     const stdout = new CappedText(opts.maxOutputChars);
     const stderr = new CappedText(opts.maxOutputChars);
-    const child = spawn(opts.shell, ["-c", command], {
+    const [file, ...args] = opts.argv ?? [opts.shell, "-c", command];
+    const child = spawn(file as string, args, {
       cwd: opts.cwd,
       env: opts.env,
       detached: true,
