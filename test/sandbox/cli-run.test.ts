@@ -11,7 +11,7 @@ const skip = availability.available ? false : `the sandbox is unavailable here: 
 
 // `git diff --output=FILE` writes FILE, and a fresh `gatehouse init` project allows `git diff`:
 // the model asks to write one level above the project, which only the sandbox stops.
-const escape = (target: string) => ({
+const escapeScript = (target: string) => ({
   runs: [
     {
       turns: [
@@ -36,7 +36,7 @@ describe("gatehouse run in a fresh init project", { skip }, () => {
     await mkdir(cwd);
     await mkdir(env.HOME);
     assert.equal((await gatehouse(["init"], { cwd, env })).code, 0);
-    await put(cwd, "escape.json", escape("../escaped.txt"));
+    await put(cwd, "escape.json", escapeScript("../escaped.txt"));
     return { cwd, env, outside: join(root, "escaped.txt") };
   }
 
