@@ -186,7 +186,7 @@ run fires them, and which gate sees which input and which reply, is in
 [the run lifecycle](lifecycle.md). A plugin registers handlers in its \`setup\`:
 
 \`\`\`ts
-import { definePlugin } from "gatehouse";
+import { definePlugin } from "gatehouse-runtime";
 
 export default definePlugin({
   id: "no-secrets",

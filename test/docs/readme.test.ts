@@ -198,9 +198,9 @@ describe("README", () => {
     // The user's home is not the project: user-level hook settings are a different file.
     home = join(cwd, ".home");
     await mkdir(home);
-    // `import { definePlugin } from "gatehouse"` in the README's plugin resolves to this package.
+    // `import { definePlugin } from "gatehouse-runtime"` in the README's plugin resolves to this package.
     await mkdir(join(cwd, "node_modules"));
-    await symlink(ROOT, join(cwd, "node_modules", "gatehouse"), "dir");
+    await symlink(ROOT, join(cwd, "node_modules", "gatehouse-runtime"), "dir");
     server = await startMockServer();
   });
   after(async () => {

@@ -36,7 +36,7 @@ const devVersion = (name: string) =>
   (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> })
     .devDependencies[name];
 
-const PLUGIN = `import type { PluginDefinition } from "gatehouse";
+const PLUGIN = `import type { PluginDefinition } from "gatehouse-runtime";
 
 const plugin: PluginDefinition<{ word?: string } | undefined> = {
   id: "no-rm",
@@ -54,7 +54,7 @@ const plugin: PluginDefinition<{ word?: string } | undefined> = {
 export default plugin;
 `;
 
-const MAIN = `import { createGatehouse, type RunResult } from "gatehouse";
+const MAIN = `import { createGatehouse, type RunResult } from "gatehouse-runtime";
 import plugin from "./plugin.js";
 
 const gatehouse = createGatehouse({ model: "scripted:echo", store: "memory", plugins: [plugin] });
@@ -108,8 +108,10 @@ describe("the packed package in a fresh TypeScript project", {
       ],
       project,
     );
-    const installed = JSON.parse(readFileSync(join(project, "node_modules", "gatehouse", "package.json"), "utf8"));
-    assert.equal(installed.name, "gatehouse");
+    const installed = JSON.parse(
+      readFileSync(join(project, "node_modules", "gatehouse-runtime", "package.json"), "utf8"),
+    );
+    assert.equal(installed.name, "gatehouse-runtime");
     assert.ok(
       !existsSync(join(project, "node_modules", "@types", "better-sqlite3")),
       "no devDependency types installed",
