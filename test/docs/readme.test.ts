@@ -24,6 +24,8 @@
 //
 // Not run here, and why (each must be `npm install`, `npm test` or `npm run SCRIPT` with
 // SCRIPT in package.json, which is checked):
+// - `npm install gatehouse-runtime`: test/package/pack.test.ts installs the packed package in an
+//   empty project and runs `npx gatehouse` there, as a user would.
 // - `npm install`, `npm run build`, `npm test`, `npm run lint`, `npm run typecheck`: CI's own
 //   steps (.ci/run runs npm ci, lint, typecheck, build and npm test), and this test runs inside
 //   `npm test`.
@@ -49,6 +51,7 @@ const SERVE = "serve example";
 const CONSOLE = "console example";
 const NOT_RUN = new Set([
   "npm install",
+  "npm install gatehouse-runtime",
   "npm run build",
   "npm test",
   "npm run lint",
