@@ -36,7 +36,9 @@ test("npm install's prepare script is the one that skips an up-to-date build", (
 test("prepare on a dist/ built from the current sources builds nothing and says so", async () => {
   const root = await builtPackage();
   // No scripts/build.ts in this folder: a build attempt would fail the command.
-  const r = await promisify(execFile)(process.execPath, ["--import", import.meta.resolve("tsx"), PREPARE, root], { cwd: root });
+  const r = await promisify(execFile)(process.execPath, ["--import", import.meta.resolve("tsx"), PREPARE, root], {
+    cwd: root,
+  });
   assert.match(r.stderr, /dist\/ is up to date with the sources; not rebuilding/);
   assert.equal(existsSync(join(root, "dist", "index.js")), false);
 });
