@@ -3,8 +3,9 @@ import { createRequire } from "node:module";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Jiti } from "jiti";
+import type { HookName } from "../hooks/catalog.js";
 import type { HookEngine } from "../hooks/engine.js";
-import type { Diagnostic, RegistrationRequest } from "../hooks/registry.js";
+import type { Diagnostic, RegisterOptions, RegistrationRequest } from "../hooks/registry.js";
 import { sanitizeLogLine } from "../hooks/sanitize.js";
 import { type PluginEntry, type PluginHookOptions, PluginModuleSchema } from "./config.js";
 import type { PluginApi, PluginCommand, PluginDefinition, PluginLogger, PluginTool } from "./define.js";
@@ -155,7 +156,7 @@ export class PluginHost {
       id,
       config: options.config,
       logger: this.pluginLogger(id),
-      on: (hook, handler, registerOptions) => {
+      on: (hook: HookName, handler: unknown, registerOptions?: RegisterOptions) => {
         staged.push({ hook, handler: handler as RegistrationRequest["handler"], options: registerOptions });
       },
       registerCommand: (name, command) => {
