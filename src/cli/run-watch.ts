@@ -101,6 +101,15 @@ export class RunWatcher {
     }
   }
 
+  /**
+   * Ctrl-C (or another stop signal) arrived: the status line goes and streamed text ends its line,
+   * so what is said about the cancellation starts a line of its own.
+   */
+  interrupted(): void {
+    this.#status?.hide();
+    this.endText();
+  }
+
   /** Stops the status line and ends streamed text with a newline; resolves once every write was handed over. */
   async finish(): Promise<void> {
     this.#status?.hide();

@@ -388,6 +388,8 @@ async function turn(
   signal?: AbortSignal,
 ): Promise<RunResult> {
   watcher.start();
+  const interrupted = () => watcher.interrupted();
+  signal?.addEventListener("abort", interrupted, { once: true });
   try {
     const stream = gatehouse.stream({
       prompt,
@@ -403,6 +405,7 @@ async function turn(
     if (signal?.aborted) throw new Stop(EXIT.failed, "run cancelled");
     throw new Stop(EXIT.failed, `run failed: ${describe(error)}`);
   } finally {
+    signal?.removeEventListener("abort", interrupted);
     await watcher.finish();
   }
 }
