@@ -293,7 +293,7 @@ describe("gatehouse run: model calls against an OpenAI-protocol server", { concu
       .map((l) => JSON.parse(l));
     assert.deepEqual(
       events.filter((e) => e.type === "retry"),
-      [{ type: "retry", step: 1, attempt: 2, delayMs: 0, kind: "server", status: 529 }],
+      [{ type: "retry", step: 1, attempt: 2, maxAttempts: 3, delayMs: 0, kind: "server", status: 529 }],
     );
     assert.equal(events.at(-1).result.reply, "bonjour");
   });
