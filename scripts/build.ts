@@ -7,13 +7,15 @@
 // finds by path rather than imports (the OpenClaw SDK shim) are entries of their own. Then the
 // web console (console/) is built into dist/console (scripts/build-console.ts).
 //
-//   npm run build
+//   npm run build           (always builds; `npm install` runs scripts/prepare.ts, which skips an
+//                            up-to-date dist/)
 import { execFileSync } from "node:child_process";
 import { chmodSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
 import { buildConsole } from "./build-console.js";
+import { writeStamp } from "./build-stamp.js";
 
 const tsc = join(dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin", "tsc");
 rmSync("dist", { recursive: true, force: true });
@@ -38,3 +40,5 @@ await build({
 });
 chmodSync("dist/cli/main.js", 0o755);
 await buildConsole();
+// Last, so an interrupted build leaves no stamp and the next `prepare` builds again.
+writeStamp();

@@ -1,11 +1,11 @@
 /**
  * Renders docs/hooks.md, the hooks reference, from the hook catalog. Everything hook-specific
  * (when it fires, kind, failure policy, timeout, access, matcher, event and result fields,
- * merge rules) is read from `HOOKS` and `GateResultSchema`; only the general explanations are
+ * merge rules) is read from `HOOKS` and `GateVerdictSchema`; only the general explanations are
  * written here. `npm run docs` writes the file; test/hooks/docs.test.ts keeps it in step.
  */
 import { z } from "zod";
-import { type FieldRule, GateResultSchema, HOOKS, type HookName, type HookSpec } from "../src/hooks/catalog.js";
+import { type FieldRule, GateVerdictSchema, HOOKS, type HookName, type HookSpec } from "../src/hooks/catalog.js";
 
 /** The parts of a zod 4 schema definition this renderer reads. */
 interface Def {
@@ -186,7 +186,7 @@ run fires them, and which gate sees which input and which reply, is in
 [the run lifecycle](lifecycle.md). A plugin registers handlers in its \`setup\`:
 
 \`\`\`ts
-import { definePlugin } from "gatehouse";
+import { definePlugin } from "gatehouse-runtime";
 
 export default definePlugin({
   id: "no-secrets",
@@ -270,16 +270,28 @@ timeout does is the hook's failure policy.
 
 ## Reasons and messages
 
-A hook that stops something may say why for itself and, separately, what the user is told:
+Every hook that can block takes one verdict, the gates' own:
 
-- internal, never shown, logged, stored or passed to a later hook: a gate's \`reason\`,
-  \`before_response_emit\`'s \`blockReason\`, \`message_sending\`'s \`cancelReason\`;
-- shown to the user: a gate's \`message\` and \`before_response_emit\`'s \`message\` (without one,
-  Gatehouse's own notice naming the plugin). A notice is delivered like any reply: it passes
-  \`message_sending\` (and, unless \`before_response_emit\` produced it, that gate too);
-- the tool hooks' \`blockReason\` (\`before_tool_call\`, \`after_tool_call\`) is what the *model*
-  reads in the notice that takes the call's or the output's place, and so whatever it repeats:
-  write it as you would write an error message for the user.
+\`\`\`ts
+{ outcome: "block", reason?: string, message?: string }   // and { outcome: "pass" }: no opinion
+\`\`\`
+
+- \`reason\` is internal: never shown, logged, stored or passed to a later hook (a gate requires
+  one);
+- \`message\` is what the reader of the block is told: the user for a gate and for
+  \`before_response_emit\` (without one, Gatehouse's own notice naming the plugin), the *model* for
+  the tool hooks (\`before_tool_call\`, \`after_tool_call\`), which reads it in the notice that takes
+  the call's or the output's place — so whatever the model repeats: write it as you would write an
+  error message for the user. \`message_sending\` takes no message (what it cancels is not
+  replaced). A notice is delivered like any reply: it passes \`message_sending\` (and, unless
+  \`before_response_emit\` produced it, that gate too).
+
+The hooks' older spellings stay accepted as aliases: \`block\` for \`outcome: "block"\` (\`cancel\`
+on \`message_sending\`), the tool hooks' \`blockReason\` for \`message\`, and
+\`before_response_emit\`'s \`blockReason\` and \`message_sending\`'s \`cancelReason\` for
+\`reason\`; a gate takes \`{ block, blockReason, message? }\` with \`blockReason\` as its
+\`reason\`. A result that spells one thing both ways must say the same in both, or it is
+invalid.
 
 ## Failure policy
 
@@ -407,7 +419,7 @@ function fieldTable(fields: readonly Field[], extra: readonly Column[] = []): st
 function resultSection(s: HookSpec): string {
   if (s.kind === "observe") return "**Result:** none; what a handler returns is ignored.";
   if (s.kind === "gate") {
-    const [pass, block] = (defOf(GateResultSchema).options ?? []) as z.ZodType[];
+    const [pass, block] = (defOf(GateVerdictSchema).options ?? []) as z.ZodType[];
     const blockFields = fieldsOf(block as z.ZodType).filter((f) => f.name !== "outcome");
     return `**Result:** a strict decision, exactly one of:
 
@@ -416,7 +428,7 @@ function resultSection(s: HookSpec): string {
 
 ${fieldTable(blockFields)}
 
-Nothing else is accepted: an extra key or a missing \`reason\` is invalid and blocks.`;
+Accepted as an alias, in the other hooks' spelling: \`{ block: boolean; blockReason?: string; message?: string; category?: string }\` (\`blockReason\` is the internal reason; \`block: false\` passes). Nothing else is accepted: an extra key or a missing \`reason\` is invalid and blocks.`;
   }
   const fields = fieldsOf(s.result as z.ZodType);
   if (s.kind === "claim")

@@ -3,7 +3,7 @@
 // A turn the wizard does not claim goes to the model as usual.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import type { PluginDefinition } from "gatehouse";
+import type { PluginDefinition } from "gatehouse-runtime";
 
 interface Form {
   step: "amount" | "purpose" | "confirm";

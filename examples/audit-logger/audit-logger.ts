@@ -4,7 +4,7 @@
 // a logger that fails never fails the run.
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import type { PluginDefinition } from "gatehouse";
+import type { PluginDefinition } from "gatehouse-runtime";
 
 interface Config {
   /** The log file, relative to the folder gatehouse runs in. */

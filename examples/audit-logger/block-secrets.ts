@@ -1,5 +1,5 @@
 // A small gate so that the log shows a blocked run too.
-import type { PluginDefinition } from "gatehouse";
+import type { PluginDefinition } from "gatehouse-runtime";
 
 const plugin: PluginDefinition = {
   id: "block-secrets",

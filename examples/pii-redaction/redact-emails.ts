@@ -1,7 +1,7 @@
 // Redacts e-mail addresses from every assistant text of a run: the final answer and the texts the
 // model wrote on its way there (before tool calls). before_response_emit sees them all in
 // `allContent` and the store is rewritten to match, so no address is left in the session.
-import type { PluginDefinition } from "gatehouse";
+import type { PluginDefinition } from "gatehouse-runtime";
 
 const EMAIL = /[\w.+-]+@[\w-]+(\.[\w-]+)+/g;
 

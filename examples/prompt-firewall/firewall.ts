@@ -2,7 +2,7 @@
 // receive it and can stop the turn before any model call. A blocked prompt is never stored: the
 // session keeps only the user-facing message. The gate fails closed: if this handler threw or
 // timed out, the turn would be blocked too.
-import type { PluginDefinition } from "gatehouse";
+import type { PluginDefinition } from "gatehouse-runtime";
 
 /** Each rule: a pattern, a category for the audit trail, and the message the user sees. */
 const RULES = [

@@ -2,7 +2,7 @@
 // falls short ask for one more pass. `retry.maxAttempts` caps the retries for this check, so a
 // model that never complies cannot loop: the run ends after at most maxAttempts + 1 model calls
 // (and Gatehouse never allows more than 3 revisions a run, whatever maxAttempts says).
-import type { PluginDefinition } from "gatehouse";
+import type { PluginDefinition } from "gatehouse-runtime";
 
 /** An answer must end with a source, like `[source: example.org]`. */
 const CITED = /\[source: [^\]]+\]\s*$/;

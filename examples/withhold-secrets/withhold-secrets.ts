@@ -2,7 +2,7 @@
 // reaches the model, the store, the terminal or any later hook: a withheld output is replaced by
 // a notice everywhere, so the secret is never persisted. A failed call's output counts too: a
 // command that prints a secret and then exits non-zero hands it over as `error`, not `result`.
-import type { PluginDefinition } from "gatehouse";
+import type { PluginDefinition } from "gatehouse-runtime";
 
 /** Shapes of common credentials: AWS access keys and secrets, private keys, password assignments. */
 const CREDENTIALS = [

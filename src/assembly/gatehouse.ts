@@ -4,6 +4,8 @@ import { DEFAULT_ENV_POLICY, type EnvPolicy } from "../core/env-policy.js";
 import type { PermissionBehavior, PermissionMode } from "../permissions/index.js";
 import { PermissionPolicy } from "../permissions/index.js";
 import { createRuntime, type Gatehouse, type PluginSpec, type RuntimeOptions } from "../runtime/gatehouse.js";
+import { DATABASE_URL_ENV } from "../store/index.js";
+import { builtinTools } from "../tools/builtin/index.js";
 import { type CommandHooksLoad, loadSources, permissionPolicy } from "./sources.js";
 
 export { DEFAULTS, type Gatehouse, type PluginSpec, type RunStream } from "../runtime/gatehouse.js";
@@ -29,6 +31,19 @@ export interface PermissionOptions {
 }
 
 export interface GatehouseOptions extends Omit<RuntimeOptions, "permissions" | "latePlugins"> {
+  /**
+   * The tools the model may call. Default: the built-in tools (`builtinTools()`: Read, Write,
+   * Edit, MultiEdit, NotebookEdit, Bash, Glob, Grep, TodoWrite), under `permissions`. `[]` runs
+   * with none.
+   */
+  readonly tools?: RuntimeOptions["tools"];
+  /**
+   * Where sessions are kept (see RuntimeOptions). Default: `GATEHOUSE_DATABASE_URL` when set; else
+   * SQLite in `<config.cwd>/.gatehouse/` when a project folder is given (`config.cwd`, as the CLI
+   * does), and in memory when none is: a library embedded in an application writes no files
+   * unless asked to.
+   */
+  readonly store?: RuntimeOptions["store"];
   /**
    * What command hooks (and their `http` headers) and MCP servers started here may see of `env`.
    * Default: model-provider keys and Gatehouse's secrets removed. (Tools given in `tools` carry
@@ -89,8 +104,13 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
   const policy =
     permissions instanceof PermissionPolicy ? permissions : permissionPolicy(loaded.permissions, cwd, files);
   const handlers = [...(commandHooks?.handlers ?? []), ...(commandHooks?.load ? loaded.commandHooks.handlers : [])];
+  const env = options.env ?? process.env;
   return createRuntime({
     ...runtime,
+    tools: options.tools ?? builtinTools({ bash: { env, envPolicy } }),
+    // Without a project folder the memory store keeps its transcripts in the system temp folder.
+    store:
+      options.store ?? (options.config?.cwd === undefined && !env[DATABASE_URL_ENV] ? { kind: "memory" } : undefined),
     permissions: policy,
     envPolicy,
     latePlugins: async (host) => {

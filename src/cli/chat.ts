@@ -12,7 +12,7 @@ import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, MultilineComposer } from "./ch
 import { ENVIRONMENT_HELP, EXIT } from "./exit.js";
 import { createCliLogger, type OutStream } from "./output.js";
 import { addPermissionOptions, type PermissionCliFlags } from "./permission-flags.js";
-import { runEndLine } from "./run-end.js";
+import { retryText, runEndLine } from "./run-end.js";
 import { exitCodeFor, ignoreClosedTerminal, leaveBy, onSignals, type StopSignal } from "./signals.js";
 import { HELD, LOCK_WAIT, StatusLine } from "./status-line.js";
 import { TerminalSanitizer, terminalLine, terminalText } from "./terminal.js";
@@ -585,6 +585,9 @@ function render(event: RunEvent, shown: TurnView, view: View, c: Colors): void {
     case "step":
       if (event.tokens !== undefined) shown.tokens = event.tokens;
       view.progress(thinking(shown));
+      return;
+    case "retry":
+      view.progress(`${thinking(shown)} · ${retryText(event)}`);
       return;
     case "lock-wait":
       view.note(c.dim(LOCK_WAIT), LOCK_WAIT);

@@ -3,12 +3,13 @@ import { constants } from "node:fs";
 import { access, appendFile, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
+import { PACKAGE_NAME } from "../version.js";
 import { exitHelp, processIO } from "./common.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import type { CommandIO } from "./project.js";
 
 /** Where editors find the schema once Gatehouse is installed in the project. */
-export const SCHEMA_REF = "./node_modules/gatehouse/schema/gatehouse.schema.json";
+export const SCHEMA_REF = `./node_modules/${PACKAGE_NAME}/schema/gatehouse.schema.json`;
 
 const CONFIG = {
   $schema: SCHEMA_REF,
@@ -18,15 +19,15 @@ const CONFIG = {
     "plugins: files (relative to this file) or packages. plugins/example.ts blocks prompts that ask for credentials and redacts e-mail addresses; allowConversationAccess lets a plugin loaded from a file use the hooks that read the conversation.",
     "Command hooks in Claude Code's format live in .claude/settings.json (or in a hooks block here); hooks/example-hook.sh refuses Bash commands that run rm -rf.",
     "Permissions as in Claude Code: .claude/settings.json has a permissions block (allow, ask, deny rules such as Bash(npm test:*)); reads run, Bash and edits ask, and a run without a terminal denies what would ask. See them with: npx gatehouse permissions",
-    "Reference: node_modules/gatehouse/docs/configuration.md. Check what a run will use with: npx gatehouse config",
+    `Reference: node_modules/${PACKAGE_NAME}/docs/configuration.md. Check what a run will use with: npx gatehouse config`,
   ],
   model: "scripted:echo",
   plugins: [{ path: "./plugins/example.ts", hooks: { allowConversationAccess: true } }],
 };
 
 const PLUGIN = `// An example Gatehouse plugin. Handlers are typed from the hook catalog: see
-// node_modules/gatehouse/docs/hooks.md for every hook, its event and what it may return.
-import type { PluginDefinition } from "gatehouse";
+// node_modules/${PACKAGE_NAME}/docs/hooks.md for every hook, its event and what it may return.
+import type { PluginDefinition } from "${PACKAGE_NAME}";
 
 const plugin: PluginDefinition = {
   id: "example",

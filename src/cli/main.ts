@@ -55,12 +55,13 @@ const run = program
       if (received !== undefined) signals.stopNow(signal);
       received = signal;
       if (signal === "SIGHUP") signals.ignoreClosedTerminal();
+      // Aborting first: the run's watcher ends a streamed line, so the notice gets a line of its own.
+      controller.abort();
       process.stderr.write(
         signal === "SIGINT"
           ? "gatehouse: cancelling the run (Ctrl-C again to stop at once)\n"
           : `gatehouse: ${signal}: cancelling the run (a second signal stops at once)\n`,
       );
-      controller.abort();
     });
     try {
       const code = await runCommand(flags, {

@@ -140,6 +140,7 @@ export async function startHooks(
     model: "scripted:echo",
     pluginEntries: project.settings.pluginEntries,
     store,
+    tools: [],
     commandHooks: project.settings.commandHooks,
     logger,
     config: project.settings.runtime,

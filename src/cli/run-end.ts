@@ -1,4 +1,4 @@
-import type { RunError, RunResult } from "../runtime/types.js";
+import type { RunError, RunEvent, RunResult } from "../runtime/types.js";
 import { EXIT, type ExitCode } from "./exit.js";
 
 /** Where each provider's key is read (src/models/providers.ts), for the hint after a 401. */
@@ -17,7 +17,7 @@ export function runEndLine(result: Pick<RunResult, "outcome" | "error" | "steps"
     case "cancelled":
       return "run cancelled";
     case "max_steps":
-      return `stopped after ${result.steps} model calls: the step limit was reached while the model was still working (raise it with --max-turns or "maxSteps" in gatehouse.json)`;
+      return `stopped after ${result.steps} model ${result.steps === 1 ? "call" : "calls"}: the step limit was reached while the model was still working (raise it with --max-turns or "maxSteps" in gatehouse.json)`;
     case "failed":
       return result.error ? failureLine(result.error) : "run failed: unknown error";
     default:
@@ -50,11 +50,19 @@ function hintFor(error: RunError): string | undefined {
       return "the provider's rate limit held; wait and try again, or raise model.maxRetries in gatehouse.json";
     case "connection":
       return "check the provider's base URL and the network";
+    case "server":
+      return "the provider kept failing; try again later, or raise model.maxRetries in gatehouse.json";
     case "invalid_response":
       return "the server at the base URL may not speak this provider's protocol";
     default:
       return undefined;
   }
+}
+
+/** The status line's note while a failed model call waits: `retrying (2/3) after 500`. */
+export function retryText(event: Extract<RunEvent, { type: "retry" }>): string {
+  const cause = event.status === undefined ? event.kind.replace(/_/g, " ") : String(event.status);
+  return `retrying (${event.attempt}/${event.maxAttempts}) after ${cause}`;
 }
 
 /** The exit status for a run's outcome: a missing key is a configuration error (2). */

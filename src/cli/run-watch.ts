@@ -1,5 +1,6 @@
 import type { RunEvent } from "../runtime/types.js";
 import { type OutStream, writeJson } from "./output.js";
+import { retryText } from "./run-end.js";
 import { HELD, LOCK_WAIT, StatusLine } from "./status-line.js";
 import { TerminalSanitizer, terminalLine } from "./terminal.js";
 
@@ -18,6 +19,8 @@ export class RunWatcher {
   #tokens: number | undefined;
   #tool: string | undefined;
   #held = false;
+  /** `retrying (2/3) after 500` while a failed model call waits to be tried again. */
+  #retry: string | undefined;
   /** The stdout cursor is not at the start of a line. */
   #open = false;
   /** Text was written to stdout as it streamed. */
@@ -58,7 +61,11 @@ export class RunWatcher {
         this.#status?.hide();
         this.stderr.write(`gatehouse: ${LOCK_WAIT}\n`);
         break;
+      case "retry":
+        this.#retry = retryText(event);
+        break;
       case "step":
+        this.#retry = undefined;
         this.#step = event.step;
         if (event.tokens !== undefined) this.#tokens = event.tokens;
         this.#tool = undefined;
@@ -73,6 +80,7 @@ export class RunWatcher {
         this.#tool = undefined;
         break;
       case "text-delta":
+        this.#retry = undefined;
         if (this.live) this.text(event.delta);
         return;
       default:
@@ -91,6 +99,15 @@ export class RunWatcher {
     } finally {
       this.#asides--;
     }
+  }
+
+  /**
+   * Ctrl-C (or another stop signal) arrived: the status line goes and streamed text ends its line,
+   * so what is said about the cancellation starts a line of its own.
+   */
+  interrupted(): void {
+    this.#status?.hide();
+    this.endText();
   }
 
   /** Stops the status line and ends streamed text with a newline; resolves once every write was handed over. */
@@ -122,6 +139,7 @@ export class RunWatcher {
 
   private describe(): string {
     const parts = [this.#step === 0 ? "starting" : `step ${this.#step}`];
+    if (this.#retry) parts.push(this.#retry);
     if (this.#tool) parts.push(this.#tool);
     if (this.#tokens !== undefined) parts.push(`${this.#tokens} tokens`);
     if (this.#held && this.format === "text") parts.push(HELD);

@@ -414,6 +414,8 @@ async function turn(
   signal?: AbortSignal,
 ): Promise<RunResult> {
   watcher.start();
+  const interrupted = () => watcher.interrupted();
+  signal?.addEventListener("abort", interrupted, { once: true });
   try {
     const stream = gatehouse.stream({
       prompt,
@@ -429,6 +431,7 @@ async function turn(
     if (signal?.aborted) throw new Stop(EXIT.failed, "run cancelled");
     throw new Stop(EXIT.failed, `run failed: ${describe(error)}`);
   } finally {
+    signal?.removeEventListener("abort", interrupted);
     await watcher.finish();
   }
 }

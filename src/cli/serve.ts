@@ -135,12 +135,20 @@ async function keysCommand(what: "create" | "list" | "revoke", flags: KeysFlags,
       if (what === "list") {
         const keys = await records.listApiKeys();
         if (flags.json) await writeOut(io.stdout, `${JSON.stringify(keys)}\n`);
-        else
-          for (const k of keys)
-            await writeOut(
-              io.stdout,
-              `${k.id}  ${k.principal}  ${k.name ?? "-"}  ${k.admin ? "admin" : "-"}  ${k.createdAt}  ${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}\n`,
-            );
+        else if (keys.length === 0)
+          await writeOut(io.stdout, "no API keys (create one with: gatehouse keys create --principal NAME)\n");
+        else {
+          const { table } = await import("./format.js");
+          const rows = keys.map((k) => [
+            k.id,
+            k.principal,
+            k.name ?? "-",
+            k.admin ? "admin" : "-",
+            k.createdAt,
+            k.revokedAt ? `revoked ${k.revokedAt}` : "active",
+          ]);
+          await writeOut(io.stdout, table([["ID", "PRINCIPAL", "NAME", "ROLE", "CREATED", "STATUS"], ...rows]));
+        }
         return EXIT.ok;
       }
       const revoked = await records.revokeApiKey(flags.id as string, new Date().toISOString());

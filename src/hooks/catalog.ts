@@ -169,6 +169,53 @@ function normalizeResponseEmit(
   return { ...result, ...(content === undefined ? {} : { content, allContent: all }) };
 }
 
+/**
+ * The one block verdict: `{ outcome: "block", reason?, message? }` on every hook that can block,
+ * as on gates. `reason` is internal (never shown, logged or stored); `message` is what the reader
+ * of the block sees — the user, or for the tool hooks the model. `{ outcome: "pass" }` says
+ * nothing. A hook's own fields (`block` + `blockReason`, `cancel` + `cancelReason`) stay accepted
+ * as aliases: `normalize` turns the verdict into them, and a result that says both must agree.
+ */
+const verdictFields = {
+  outcome: z
+    .enum(["pass", "block"])
+    .optional()
+    .describe('"block" blocks (the one block verdict, as on gates); "pass" says nothing'),
+  reason: z.string().optional().describe("with outcome block: internal, never shown, logged or stored"),
+};
+
+interface VerdictFields {
+  /** The hook's latch: `block`, `cancel`. */
+  readonly block: string;
+  /** Where `message` goes when the hook spells it otherwise (`blockReason` on the tool hooks). */
+  readonly shown?: string;
+  /** Where `reason` goes, if the hook keeps an internal reason at all. */
+  readonly internal?: string;
+}
+
+const responseEmitVerdict = blockVerdict({ block: "block", internal: "blockReason" });
+
+function blockVerdict(fields: VerdictFields) {
+  return (result: Record<string, unknown>): Record<string, unknown> | string => {
+    const { outcome, reason, ...out } = result;
+    const message = fields.shown === undefined ? undefined : out.message;
+    if (fields.shown !== undefined) delete out.message;
+    const set = (field: string, value: unknown, from: string): string | undefined => {
+      if (value === undefined) return undefined;
+      if (out[field] !== undefined && out[field] !== value) return `${from} and ${field} disagree`;
+      out[field] = value;
+      return undefined;
+    };
+    if (outcome === "block" && out[fields.block] === false) return `outcome "block" with ${fields.block}: false`;
+    if (outcome === "pass" && out[fields.block] === true) return `outcome "pass" with ${fields.block}: true`;
+    if (outcome === "block") out[fields.block] = true;
+    const clash =
+      (fields.internal ? set(fields.internal, reason, "reason") : undefined) ??
+      (fields.shown ? set(fields.shown, message, "message") : undefined);
+    return clash ?? out;
+  };
+}
+
 export const HOOKS = {
   session_start: defineHook({
     kind: "observe",
@@ -365,8 +412,13 @@ export const HOOKS = {
     result: z
       .object({
         params: anyValue().optional().describe("replacement tool input"),
-        block: z.boolean().optional(),
-        blockReason: z.string().optional().describe("user-safe; the model sees it as the tool's error"),
+        ...verdictFields,
+        message: z.string().optional().describe("with outcome block: what the model reads as the tool's error"),
+        block: z.boolean().optional().describe('alias of outcome "block"'),
+        blockReason: z
+          .string()
+          .optional()
+          .describe("alias of message: user-safe; the model sees it as the tool's error"),
         requireApproval: approvalRequest.optional(),
         stopRun,
         permissionDecision: z
@@ -386,6 +438,7 @@ export const HOOKS = {
       stopRun: first,
       permissionDecision: { rule: "rank", order: ["ask", "allow"] },
     },
+    normalize: blockVerdict({ block: "block", shown: "blockReason" }),
   }),
   permission_request: defineHook({
     kind: "modify",
@@ -470,14 +523,20 @@ export const HOOKS = {
     result: z
       .object({
         result: anyValue().optional().describe("replacement tool output"),
-        block: z.boolean().optional().describe("withhold the output (or the failure): a notice replaces it everywhere"),
-        blockReason: z.string().optional().describe("user-safe; the model sees it in the notice"),
+        ...verdictFields,
+        message: z.string().optional().describe("with outcome block: what the model reads in the notice"),
+        block: z
+          .boolean()
+          .optional()
+          .describe('alias of outcome "block": withhold the output (or the failure), a notice replaces it everywhere'),
+        blockReason: z.string().optional().describe("alias of message: user-safe; the model sees it in the notice"),
         additionalContext: z.string().optional(),
         stopRun,
       })
       .strict(),
     stopField: "stopRun",
     rules: { result: chain, block: latch, blockReason: first, additionalContext: concat, stopRun: first },
+    normalize: blockVerdict({ block: "block", shown: "blockReason" }),
   }),
   after_tool_batch: defineHook({
     kind: "modify",
@@ -649,13 +708,17 @@ export const HOOKS = {
       .object({
         content: z.string().optional(),
         allContent: z.array(z.string()).optional(),
-        block: z.boolean().optional(),
-        blockReason: z.string().optional().describe("internal: never shown, logged or stored"),
-        message: z.string().min(1).optional().describe("with `block`: the notice the user is shown instead"),
+        ...verdictFields,
+        message: z.string().min(1).optional().describe("with outcome block: the notice the user is shown instead"),
+        block: z.boolean().optional().describe('alias of outcome "block"'),
+        blockReason: z.string().optional().describe("alias of reason: internal, never shown, logged or stored"),
       })
       .strict(),
     rules: { content: chain, allContent: chain, block: latch, blockReason: first, message: first },
-    normalize: normalizeResponseEmit,
+    normalize: (result, event) => {
+      const canonical = responseEmitVerdict(result);
+      return typeof canonical === "string" ? canonical : normalizeResponseEmit(canonical, event);
+    },
   }),
   message_sending: defineHook({
     kind: "modify",
@@ -669,11 +732,16 @@ export const HOOKS = {
     result: z
       .object({
         content: z.string().optional().describe("the text delivered, and stored, instead"),
-        cancel: z.boolean().optional().describe("deliver nothing; the store keeps a notice in the reply's place"),
-        cancelReason: z.string().optional().describe("internal: never shown, logged or stored"),
+        ...verdictFields,
+        cancel: z
+          .boolean()
+          .optional()
+          .describe('alias of outcome "block": deliver nothing; the store keeps a notice in the reply\'s place'),
+        cancelReason: z.string().optional().describe("alias of reason: internal, never shown, logged or stored"),
       })
       .strict(),
     rules: { content: chain, cancel: latch, cancelReason: first },
+    normalize: blockVerdict({ block: "cancel", internal: "cancelReason" }),
   }),
   message_sent: defineHook({
     kind: "observe",
@@ -733,7 +801,7 @@ export function hookSpec(name: HookName): HookSpec {
 }
 
 /** The strict result shape of every gate: pass, or block with an internal reason. */
-export const GateResultSchema = z.discriminatedUnion("outcome", [
+export const GateVerdictSchema = z.discriminatedUnion("outcome", [
   z.object({ outcome: z.literal("pass") }).strict(),
   z
     .object({
@@ -744,4 +812,31 @@ export const GateResultSchema = z.discriminatedUnion("outcome", [
     })
     .strict(),
 ]);
-export type GateResult = z.infer<typeof GateResultSchema>;
+/**
+ * The other hooks' spelling, `{ block, blockReason, message? }`, accepted on a gate as an alias:
+ * `blockReason` is the internal reason there.
+ */
+const GateAliasSchema = z
+  .object({
+    block: z.boolean(),
+    blockReason: z.string().min(1).optional(),
+    message: z.string().min(1).optional(),
+    category: z.string().min(1).optional(),
+  })
+  .strict()
+  .transform(
+    ({ block, blockReason, message, category }): z.output<typeof GateVerdictSchema> =>
+      block
+        ? {
+            outcome: "block",
+            reason: blockReason ?? "(no reason given)",
+            ...(message === undefined ? {} : { message }),
+            ...(category === undefined ? {} : { category }),
+          }
+        : { outcome: "pass" },
+  );
+export const GateResultSchema = z.union([GateVerdictSchema, GateAliasSchema]);
+/** A gate's result as the engine reads it (aliases turned into the verdict). */
+export type GateResult = z.output<typeof GateResultSchema>;
+/** What a gate's handler may return: the verdict, or its alias. */
+export type GateAnswer = z.input<typeof GateResultSchema>;

@@ -41,6 +41,8 @@ export interface Diagnostic {
   readonly hook?: string;
   readonly code: string;
   readonly message: string;
+  /** Source lines around the error, the column marked (a plugin with a syntax error). */
+  readonly frame?: readonly string[];
 }
 
 /** A registration as dispatch uses it: everything resolved once, at registration time. */

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { GateResult, HookCatalog, HookName } from "./catalog.js";
+import type { GateAnswer, HookCatalog, HookName } from "./catalog.js";
 import type { RunContext } from "./run-context.js";
 
 type Spec<K extends HookName> = HookCatalog[K];
@@ -11,7 +11,7 @@ export type HookEvent<K extends HookName> = z.output<Spec<K>["event"]>;
 
 /** What one handler of hook K may return. */
 export type HookResult<K extends HookName> = Spec<K>["kind"] extends "gate"
-  ? GateResult
+  ? GateAnswer
   : Spec<K>["kind"] extends "observe"
     ? never
     : z.input<ResultSchemaOf<K>>;

@@ -1,6 +1,7 @@
 import type { HookName } from "../hooks/catalog.js";
 import type { RegisterOptions } from "../hooks/registry.js";
 import type { HookHandler } from "../hooks/types.js";
+import type { BuiltinToolName, ToolHookHandler, ToolParamsHook } from "./tool-params.js";
 
 /** A logger for plugin code: one line per call, control characters removed, prefixed with the plugin id. */
 export interface PluginLogger {
@@ -53,6 +54,15 @@ export interface PluginApi<Config = unknown> {
   /** The plugin's own block from gatehouse.json (`plugins[].config`), or undefined. */
   readonly config: Config;
   readonly logger: PluginLogger;
+  /**
+   * Registers a handler on a tool hook for one built-in tool (`matcher: "Bash"`): `event.params`
+   * is that tool's input, typed.
+   */
+  on<K extends ToolParamsHook, T extends BuiltinToolName>(
+    hook: K,
+    handler: NoInfer<ToolHookHandler<K, T>>,
+    options: RegisterOptions & { readonly matcher: T },
+  ): void;
   /** Registers a handler. Typed from the catalog: the event, ctx and return type are checked. */
   on<K extends HookName>(hook: K, handler: NoInfer<HookHandler<K>>, options?: RegisterOptions): void;
   /** Adds `/name` to the slash commands. Built-in names (help, reset, compact, status) cannot be taken. */

@@ -3,11 +3,13 @@ import { createRequire } from "node:module";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Jiti } from "jiti";
+import type { HookName } from "../hooks/catalog.js";
 import type { HookEngine } from "../hooks/engine.js";
-import type { Diagnostic, RegistrationRequest } from "../hooks/registry.js";
-import { describeError, sanitizeLogLine } from "../hooks/sanitize.js";
+import type { Diagnostic, RegisterOptions, RegistrationRequest } from "../hooks/registry.js";
+import { sanitizeLogLine } from "../hooks/sanitize.js";
 import { type PluginEntry, type PluginHookOptions, PluginModuleSchema } from "./config.js";
 import type { PluginApi, PluginCommand, PluginDefinition, PluginLogger, PluginTool } from "./define.js";
+import { reportPluginError } from "./load-errors.js";
 import { adaptOpenClawPlugin } from "./openclaw/adapter.js";
 import {
   folderEntry,
@@ -154,7 +156,7 @@ export class PluginHost {
       id,
       config: options.config,
       logger: this.pluginLogger(id),
-      on: (hook, handler, registerOptions) => {
+      on: (hook: HookName, handler: unknown, registerOptions?: RegisterOptions) => {
         staged.push({ hook, handler: handler as RegistrationRequest["handler"], options: registerOptions });
       },
       registerCommand: (name, command) => {
@@ -174,7 +176,7 @@ export class PluginHost {
           level: "error",
           pluginId: id,
           code: "setup-failed",
-          message: `setup ${error instanceof SetupTimeout ? error.message : `threw ${describeError(error)}`}; plugin not (re)loaded`,
+          message: `setup ${error instanceof SetupTimeout ? error.message : `threw ${reportPluginError(error, fileOf(source)).text}`}; plugin not (re)loaded`,
         },
       ]);
     }
@@ -282,12 +284,14 @@ export class PluginHost {
       mod = await this.importFresh(file);
     } catch (error) {
       this.markFailed(label, source, entry);
+      const report = reportPluginError(error, fileOf(source));
       return this.record([
         {
           level: "error",
           pluginId: label,
           code: "load-failed",
-          message: `cannot load ${source}: ${describeError(error)}`,
+          message: `cannot load ${source}: ${report.text}`,
+          ...(report.frame ? { frame: report.frame } : {}),
         },
       ]);
     }
@@ -303,7 +307,9 @@ export class PluginHost {
       } catch (error) {
         this.markFailed(label, source, entry);
         const message =
-          error instanceof OpenClawConfigError ? error.message : `cannot read its manifest: ${describeError(error)}`;
+          error instanceof OpenClawConfigError
+            ? error.message
+            : `cannot read its manifest: ${reportPluginError(error).text}`;
         return this.record([{ level: "error", pluginId: label, code: "bad-config", message }]);
       }
     }
@@ -370,6 +376,9 @@ export class PluginHost {
       this.jiti ??= createJiti(resolve(this.options.cwd, "gatehouse.plugins.js"), {
         moduleCache: false,
         fsCache: false,
+        // Line numbers in a TypeScript plugin's stack traces are its own lines, for the errors a
+        // plugin author reads (load-errors.ts; describeError's frame for a failing handler).
+        transformOptions: { retainLines: true },
         // OpenClaw plugins import their SDK; without the `openclaw` package it is Gatehouse's shim.
         alias: openClawSdkInstalled(this.options.cwd)
           ? {}
@@ -393,6 +402,8 @@ export class PluginHost {
     for (const d of found) {
       this.problems.push(d);
       this.options.logger.warn(sanitizeLogLine(`plugin ${d.pluginId}${d.hook ? ` (${d.hook})` : ""}: ${d.message}`));
+      // Already masked and flattened line by line (load-errors.ts); indentation is the point.
+      for (const line of d.frame ?? []) this.options.logger.warn(line);
     }
     return found;
   }
@@ -410,6 +421,11 @@ export class PluginHost {
 }
 
 const RESERVED_COMMANDS = new Set(["help", "reset", "compact", "status"]);
+
+/** The plugin's file, for a source that is one (`package:…` and `code` are not). */
+function fileOf(source: string): string | undefined {
+  return isAbsolute(source) ? source : undefined;
+}
 
 function missingOpenClawSdk(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown };

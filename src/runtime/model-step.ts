@@ -66,6 +66,7 @@ export async function callModel(
             type: "retry",
             step,
             attempt,
+            maxAttempts: settings.maxRetries + 1,
             delayMs,
             kind: failure.kind,
             ...(failure.status === undefined ? {} : { status: failure.status }),

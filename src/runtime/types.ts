@@ -134,6 +134,8 @@ export type RunEvent =
       readonly step: number;
       /** The attempt about to start (2 = the first retry). */
       readonly attempt: number;
+      /** How many attempts the call may take in all (`model.maxRetries` + 1). */
+      readonly maxAttempts: number;
       readonly delayMs: number;
       readonly kind: RunError["kind"];
       readonly status?: number;

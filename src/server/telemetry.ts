@@ -62,7 +62,8 @@ export class ServerMetrics {
 
   constructor(activeRuns: () => number) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, prefix: "gatehouse_process_" });
+    // prom-client's names already say what they measure (process_cpu_…, nodejs_heap_…).
+    collectDefaultMetrics({ register: this.registry, prefix: "gatehouse_" });
     this.runs = new Counter({
       name: "gatehouse_runs_total",
       help: "Top-level runs by outcome.",

@@ -58,7 +58,7 @@ const staticImports = (file: string) =>
 const sourcesIn = (file: string) =>
   new Set([...readFileSync(join(DIST, file), "utf8").matchAll(/^\/\/ (src\/\S+\.ts)$/gm)].map((m) => m[1] as string));
 
-const PROBE = (id: string) => `import { currentRunContext } from "gatehouse";
+const PROBE = (id: string) => `import { currentRunContext } from "gatehouse-runtime";
 export default {
   id: "${id}",
   setup(api) {
@@ -89,7 +89,7 @@ describe("the built package", { skip: existsSync(BUILT_CLI) ? undefined : "run `
     await put(dir, "probe.mjs", PROBE("probe"));
     await put(dir, "probe-ts.ts", PROBE("probe-ts"));
     await mkdir(join(dir, "node_modules"));
-    await symlink(ROOT, join(dir, "node_modules", "gatehouse"), "dir");
+    await symlink(ROOT, join(dir, "node_modules", "gatehouse-runtime"), "dir");
     for (const command of ["probe", "probe-ts"]) {
       const r = await runBuilt(["run", "--model", "scripted:echo", "-p", `/${command}`], dir);
       assert.equal(r.code, 0, r.stderr);

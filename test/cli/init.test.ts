@@ -28,7 +28,7 @@ describe("gatehouse init", { concurrency: 4 }, () => {
     const cwd = await fresh();
     assert.equal((await gatehouse(["init"], { cwd })).code, 0);
     const { config } = await loadConfig({ cwd });
-    assert.equal(config.$schema, "./node_modules/gatehouse/schema/gatehouse.schema.json");
+    assert.equal(config.$schema, "./node_modules/gatehouse-runtime/schema/gatehouse.schema.json");
     assert.ok(Array.isArray(config.$comment) && config.$comment.length > 0);
     assert.equal(config.model, "scripted:echo");
     assert.deepEqual(config.plugins, [{ path: "./plugins/example.ts", hooks: { allowConversationAccess: true } }]);

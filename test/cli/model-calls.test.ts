@@ -82,6 +82,21 @@ describe("gatehouse run: model calls against an OpenAI-protocol server", { concu
     assert.ok(Number.isInteger(result.durationMs), `durationMs is whole: ${result.durationMs}`);
   });
 
+  test("500s past the retries fail the run with one line: the status, the retries and a hint", async () => {
+    server.reply(
+      apiError(500, "boom", { "retry-after": "0" }),
+      apiError(500, "boom", { "retry-after": "0" }),
+      apiError(500, "boom", { "retry-after": "0" }),
+    );
+    const r = await run(["-p", "hi"]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(server.requests.length, 3);
+    assert.match(
+      r.stderr,
+      /gatehouse: run failed: openai \(HTTP 500, retried 2 times\): boom — the provider kept failing; try again later, or raise model\.maxRetries in gatehouse\.json/,
+    );
+  });
+
   test("a connection reset before the response is retried (backoff with jitter, no retry-after)", async () => {
     server.reply({ reset: true }, answer("reconnected"));
     const r = await run(["-p", "hi"]);
@@ -278,7 +293,7 @@ describe("gatehouse run: model calls against an OpenAI-protocol server", { concu
       .map((l) => JSON.parse(l));
     assert.deepEqual(
       events.filter((e) => e.type === "retry"),
-      [{ type: "retry", step: 1, attempt: 2, delayMs: 0, kind: "server", status: 529 }],
+      [{ type: "retry", step: 1, attempt: 2, maxAttempts: 3, delayMs: 0, kind: "server", status: 529 }],
     );
     assert.equal(events.at(-1).result.reply, "bonjour");
   });

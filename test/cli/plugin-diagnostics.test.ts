@@ -85,4 +85,38 @@ describe("gatehouse run with plugin diagnostics", { concurrency: 3 }, () => {
       ["message_sending"],
     );
   });
+
+  test("a TypeScript plugin with a syntax error: the parser's message, file:line:column and a code frame, exit 2", async () => {
+    const cwd = await fresh({
+      "syntax.ts": 'export default {\n  id: "syntax",\n  setup(api: unknown) {\n    const x = ;\n  },\n};\n',
+      "gatehouse.json": { model: "scripted:echo", plugins: [{ path: "./syntax.ts" }] },
+    });
+    const r = await gatehouse(["run", "-p", "hello"], { cwd });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /cannot load \S*syntax\.ts: SyntaxError: Unexpected token at \S*syntax\.ts:4:14\n/);
+    assert.match(r.stderr, /> 4 \| {5}const x = ;\n[^\n]* {4}\| {14}\^\n/);
+  });
+
+  test("a setup that throws: the author's message, masked, and the plugin's own file:line:column", async () => {
+    const cwd = await fresh({
+      "thrower.ts": [
+        "export default {",
+        '  id: "thrower",',
+        "  setup(api: { config?: { team?: string } }) {",
+        '    const token = "sk-live-0123456789abcdefghij";',
+        '    if (!api.config?.team) throw new Error("config value \'team\' is required (" + token + ")");',
+        "  },",
+        "};",
+        "",
+      ].join("\n"),
+      "gatehouse.json": { model: "scripted:echo", plugins: [{ path: "./thrower.ts" }] },
+    });
+    const r = await gatehouse(["run", "-p", "hello"], { cwd });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /plugin thrower: setup threw Error: config value 'team' is required \(\*\*\*\*\) at \S*thrower\.ts:5:34; plugin not \(re\)loaded/,
+    );
+    assert.equal(r.stderr.includes("sk-live-0123456789abcdefghij"), false);
+  });
 });

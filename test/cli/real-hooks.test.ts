@@ -1,14 +1,14 @@
 // Real Claude Code hooks published on npm that guard tool calls or give feedback, run unchanged
-// through `gatehouse run`: each package is a devDependency, configured in the temp project's
-// .claude/settings.json as its docs say, the command pointing at the installed bin (no network
-// at test time). The model is scripted; `{{lastToolResult}}` echoes what the model read back
+// through `gatehouse run`: each package is a devDependency (a heavy one is installed on first use
+// into a test cache, see ON_DEMAND), configured in the temp project's .claude/settings.json as
+// its docs say, the command pointing at the installed bin. The model is scripted; `{{lastToolResult}}` echoes what the model read back
 // from the tool call, so the reply proves what a hook's answer made of it.
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, test } from "node:test";
+import { before, describe, test } from "node:test";
 import { gatehouse, tempProjects } from "./helpers.js";
-import { BIN, oneCall, settings } from "./real-hooks-helpers.js";
+import { BIN, onDemandBin, oneCall, settings } from "./real-hooks-helpers.js";
 
 describe("cc-safety-net@2.4.5 (PreToolUse guard) runs unchanged", { concurrency: 2 }, () => {
   const fresh = tempProjects();
@@ -52,12 +52,16 @@ describe("cc-safety-net@2.4.5 (PreToolUse guard) runs unchanged", { concurrency:
 
 describe("@code-yeongyu/comment-checker@0.8.0 (PostToolUse feedback) runs unchanged", { concurrency: 2 }, () => {
   const fresh = tempProjects();
+  let bin = "";
+  before(async () => {
+    bin = await onDemandBin("@code-yeongyu/comment-checker");
+  });
   // Its README: PostToolUse, matcher "Write|Edit|MultiEdit", command "comment-checker".
   const project = (content: string) =>
     fresh({
       "s.json": oneCall("Write", { file_path: "add.ts", content }),
       "gatehouse.json": { model: "scripted:s.json" },
-      ".claude/settings.json": settings("PostToolUse", "Write|Edit|MultiEdit", `"${BIN}comment-checker"`, ["Write"]),
+      ".claude/settings.json": settings("PostToolUse", "Write|Edit|MultiEdit", `"${bin}comment-checker"`, ["Write"]),
     });
 
   test("a memo comment the model wrote: the file is written and the checker's feedback reaches the model", async () => {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { runEndLine } from "../../src/cli/run-end.js";
 import { gatehouse, tempProjects } from "./helpers.js";
 import { gatehouseOnTty, onScreen, uncolored } from "./project-helpers.js";
 
@@ -131,6 +132,10 @@ describe("gatehouse run: output and progress", { concurrency: 2 }, () => {
     const bad = await gatehouse(["run", "-p", "loop", "--max-turns", "0"], { cwd });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--max-turns: expected a whole number from 1 to 1000/);
+  });
+
+  test("a step limit of one says 'stopped after 1 model call', in the singular", () => {
+    assert.match(runEndLine({ outcome: "max_steps", steps: 1 }) ?? "", /^stopped after 1 model call: /);
   });
 
   test("steps and usage include a sub-agent's, which --json lists per child", async () => {

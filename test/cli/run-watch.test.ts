@@ -53,3 +53,18 @@ test("stream-json writes every event as one JSON line, in order, and nothing on 
   assert.ok(!(stdout.written[1] ?? "").includes("\u001b"), "no raw escape on the terminal");
   assert.deepEqual(stderr.written, []);
 });
+
+test("Ctrl-C while the reply streams: the streamed line is ended, so the cancellation notice starts its own", async () => {
+  const stdout = tty();
+  const stderr = tty();
+  const watcher = new RunWatcher("text", stdout, stderr, (t) => t);
+  watcher.start();
+  watcher.onEvent({ type: "step", step: 1 });
+  watcher.onEvent({ type: "text-delta", delta: "half a sent" });
+  assert.equal(stdout.written.join(""), "half a sent");
+  watcher.interrupted();
+  assert.equal(stdout.written.join(""), "half a sent\n");
+  assert.equal(stderr.written.at(-1), "\r\x1b[2K", "no status line left under the notice");
+  await watcher.finish();
+  assert.equal(stdout.written.join(""), "half a sent\n", "finish adds no second newline");
+});

@@ -58,10 +58,15 @@ describe("gatehouse serve and gatehouse keys (the CLI, as a user runs them)", ()
 
   test("keys create prints a key once; keys list never shows it; the server then needs it; keys revoke ends it", async () => {
     const dir = await projectWith({ "gatehouse.json": { model: "scripted:echo" } });
+    const none = await gatehouse(["keys", "list"], { cwd: dir });
+    assert.equal(none.code, 0, none.stderr);
+    assert.equal(none.stdout, "no API keys (create one with: gatehouse keys create --principal NAME)\n");
     const created = await gatehouse(["keys", "create", "--principal", "alice", "--name", "laptop"], { cwd: dir });
     assert.equal(created.code, 0, created.stderr);
     const key = created.stdout.trim();
     assert.match(key, /^ghk_[a-f0-9]{16}_/);
+    const shown = await gatehouse(["keys", "list"], { cwd: dir });
+    assert.match(shown.stdout, /^ID +PRINCIPAL +NAME +ROLE +CREATED +STATUS\n\S+ +alice +laptop +- +\S+ +active\n$/);
     const listed = await gatehouse(["keys", "list", "--json"], { cwd: dir });
     const keys = JSON.parse(listed.stdout) as { id: string; principal: string; name: string }[];
     assert.equal(keys[0]?.principal, "alice");

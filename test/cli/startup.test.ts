@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { describe, test } from "node:test";
-import { VERSION } from "../../src/version.js";
+import { PACKAGE_NAME, VERSION } from "../../src/version.js";
 
 /** What `gatehouse --version` and `--help` may load: everything else waits for a command's action. */
 const ALLOWED = new Set(["commander", "../version.js", "./exit.js"]);
@@ -19,11 +19,15 @@ describe("CLI start-up stays lazy", () => {
     assert.deepEqual(await staticImports("../../src/cli/exit.ts"), []);
   });
 
-  test("version.ts imports nothing and holds package.json's version", async () => {
+  test("version.ts imports nothing and holds package.json's version and name", async () => {
     assert.deepEqual(await staticImports("../../src/version.ts"), []);
     const pkg = JSON.parse(await readFile(new URL("../../package.json", import.meta.url), "utf8")) as {
       version: string;
+      name: string;
+      bin: Record<string, string>;
     };
     assert.equal(VERSION, pkg.version, "bump src/version.ts with package.json");
+    assert.equal(PACKAGE_NAME, pkg.name, "src/version.ts names the package as package.json does");
+    assert.deepEqual(Object.keys(pkg.bin), ["gatehouse"], "the command stays gatehouse");
   });
 });

@@ -21,7 +21,7 @@ function problems(value: unknown): string[] {
 describe("parseConfig: every problem names the file, the JSON path and what was expected", () => {
   test("a full valid config passes unchanged", () => {
     const config = {
-      $schema: "./node_modules/gatehouse/schema/gatehouse.schema.json",
+      $schema: "./node_modules/gatehouse-runtime/schema/gatehouse.schema.json",
       model: "openai-compatible:http://localhost:11434/v1#llama3.2",
       plugins: [
         { path: "./policy.ts", hooks: { allowConversationAccess: true, timeouts: { before_tool_call: 2000 } } },

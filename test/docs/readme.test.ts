@@ -24,6 +24,8 @@
 //
 // Not run here, and why (each must be `npm install`, `npm test` or `npm run SCRIPT` with
 // SCRIPT in package.json, which is checked):
+// - `npm install gatehouse-runtime`: test/package/pack.test.ts installs the packed package in an
+//   empty project and runs `npx gatehouse` there, as a user would.
 // - `npm install`, `npm run build`, `npm test`, `npm run lint`, `npm run typecheck`: CI's own
 //   steps (.ci/run runs npm ci, lint, typecheck, build and npm test), and this test runs inside
 //   `npm test`.
@@ -49,6 +51,7 @@ const SERVE = "serve example";
 const CONSOLE = "console example";
 const NOT_RUN = new Set([
   "npm install",
+  "npm install gatehouse-runtime",
   "npm run build",
   "npm test",
   "npm run lint",
@@ -198,9 +201,9 @@ describe("README", () => {
     // The user's home is not the project: user-level hook settings are a different file.
     home = join(cwd, ".home");
     await mkdir(home);
-    // `import { definePlugin } from "gatehouse"` in the README's plugin resolves to this package.
+    // `import { definePlugin } from "gatehouse-runtime"` in the README's plugin resolves to this package.
     await mkdir(join(cwd, "node_modules"));
-    await symlink(ROOT, join(cwd, "node_modules", "gatehouse"), "dir");
+    await symlink(ROOT, join(cwd, "node_modules", "gatehouse-runtime"), "dir");
     server = await startMockServer();
   });
   after(async () => {

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { z } from "zod";
 import { renderHooksDoc, timeoutLabel, typeLabel } from "../../scripts/hooks-doc.js";
-import { GateResultSchema, HOOK_NAMES, HOOKS, type HookSpec } from "../../src/hooks/catalog.js";
+import { GateVerdictSchema, HOOK_NAMES, HOOKS, type HookSpec } from "../../src/hooks/catalog.js";
 
 const DOC_PATH = new URL("../../docs/hooks.md", import.meta.url);
 
@@ -28,7 +28,7 @@ test("docs/hooks.md is what the catalog renders", () => {
 test("every hook, event field and result field of the catalog is documented in its own section", () => {
   const doc = renderHooksDoc();
   const bySection = sections(doc);
-  const gateFields = GateResultSchema.options.flatMap((o) => Object.keys(o.shape));
+  const gateFields = GateVerdictSchema.options.flatMap((o) => Object.keys(o.shape));
   for (const hook of HOOK_NAMES) {
     const spec: HookSpec = HOOKS[hook];
     assert.ok(doc.includes(`[\`${hook}\`](#${hook})`), `${hook} is missing from the summary table`);

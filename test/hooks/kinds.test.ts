@@ -365,10 +365,23 @@ describe("gate", () => {
     assert.deepEqual(await engine.emit("before_agent_run", runEvent), { outcome: "pass" });
   });
 
+  test("the alias { block: true } blocks as the handler's decision; { block: false } passes", async () => {
+    const { engine, lines } = engineWithLog();
+    engine.on("aliased", "before_agent_run", () => ({ block: false }));
+    assert.deepEqual(await engine.emit("before_agent_run", runEvent), { outcome: "pass" });
+    engine.on("blocking", "before_agent_run", () => ({ block: true, message: "Not here." }));
+    assert.deepEqual(await engine.emit("before_agent_run", runEvent), {
+      outcome: "block",
+      by: { hook: "before_agent_run", pluginId: "blocking", cause: "decision" },
+      message: "Not here.",
+    });
+    assert.deepEqual(lines, []);
+  });
+
   const malformed: [string, unknown][] = [
     ["pass with an extra key", { outcome: "pass", note: "x" }],
     ["null", null],
-    ["{block: true}", { block: true }],
+    ['{block: "yes"}', { block: "yes" }],
     ["block without a reason", { outcome: "block" }],
     ["block with an empty reason", { outcome: "block", reason: "" }],
     ["ask", { outcome: "ask", reason: "r" }],

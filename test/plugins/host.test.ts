@@ -301,8 +301,8 @@ describe("definePlugin", () => {
         });
         // @ts-expect-error unknown hook names do not compile
         api.on("before_tool_cal", () => undefined);
-        // @ts-expect-error a gate must answer with outcome pass|block
-        api.on("before_agent_run", () => ({ block: true }));
+        // @ts-expect-error a gate must answer with outcome pass|block (or its alias, block: boolean)
+        api.on("before_agent_run", () => ({ outcome: "stop" }));
         // @ts-expect-error result fields are checked
         api.on("message_sending", () => ({ contnet: "x" }));
         // @ts-expect-error sync hooks cannot be async

@@ -167,6 +167,9 @@ describe("native API: sessions, runs, tenancy", () => {
     assert.match(metrics, /gatehouse_runs_total\{outcome="completed"\} \d+/);
     assert.match(metrics, /gatehouse_model_call_duration_seconds_count\{provider="scripted"/);
     assert.match(metrics, /gatehouse_http_requests_total/);
+    assert.match(metrics, /^gatehouse_process_cpu_user_seconds_total \d/m);
+    assert.match(metrics, /^gatehouse_nodejs_eventloop_lag_seconds \d/m);
+    assert.doesNotMatch(metrics, /gatehouse_process_process_|gatehouse_process_nodejs_/, "one prefix");
     const served = await api(server, "GET", "/openapi.json");
     const checkedIn = JSON.parse(await readFile(new URL("../../docs/openapi.json", import.meta.url), "utf8"));
     assert.deepEqual(served.body, checkedIn, "docs/openapi.json is stale: run npm run openapi");

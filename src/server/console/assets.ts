@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, extname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { PACKAGE_NAME } from "../../version.js";
 
 /**
  * The console's built files (`npm run build` writes them to dist/console from console/), read
@@ -32,7 +33,7 @@ export function defaultAssetsDir(): string | undefined {
     const manifest = join(dir, "package.json");
     if (existsSync(manifest)) {
       try {
-        if ((JSON.parse(readFileSync(manifest, "utf8")) as { name?: string }).name === "gatehouse")
+        if ((JSON.parse(readFileSync(manifest, "utf8")) as { name?: string }).name === PACKAGE_NAME)
           return join(dir, "dist", "console");
       } catch {}
     }
