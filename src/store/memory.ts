@@ -5,6 +5,7 @@ import { CoreStore, type CoreStoreOptions } from "./core.js";
 import { notFound, runExists, sessionExists } from "./errors.js";
 import type { HeldLease } from "./lease.js";
 import { SerialQueue } from "./serial.js";
+import { MemoryServiceTables } from "./service-memory.js";
 import type {
   AuditFilter,
   AuditRecord,
@@ -67,6 +68,7 @@ function lowerBound(messages: readonly Message[], seq: number): number {
 class MemoryBackend implements StoreBackend, StoreTx {
   readonly kind = "memory" as const;
   readonly defaultTranscriptDir = undefined;
+  readonly service = new MemoryServiceTables();
   private readonly sessions = new Map<string, SessionState>();
   private readonly runs = new Map<string, Run>();
   private readonly messagesById = new Map<string, Message>();

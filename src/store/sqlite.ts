@@ -36,6 +36,7 @@ import {
   toSession,
 } from "./rows.js";
 import { SerialQueue } from "./serial.js";
+import { SqliteServiceTables, type SqliteStatements } from "./service-sqlite.js";
 import { PURGE_AUDIT, SqlitePurge } from "./sqlite-purge.js";
 import { migrateSqlite } from "./sqlite-schema.js";
 import type {
@@ -73,7 +74,7 @@ const OWE_PURGE =
   "INSERT INTO scrub_debt (id, scrubs) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET scrubs = scrubs + 1";
 
 /** The primitives as synchronous statements; the backend wraps them in transactions. */
-class SqliteTx implements StoreTx, LeaseStatements {
+class SqliteTx implements StoreTx, LeaseStatements, SqliteStatements {
   private readonly cache = new Map<string, { statement: Database.Statement; writes: boolean }>();
   /** Set once a statement has changed a row; the write group reads and resets it. */
   wrote = false;
@@ -85,7 +86,7 @@ class SqliteTx implements StoreTx, LeaseStatements {
   ) {}
 
   /** Content is being deleted or overwritten: its old bytes must be purged from the files once this commits. */
-  private owePurge(): void {
+  owePurge(): void {
     this.run(OWE_PURGE);
     this.onScrub();
   }
@@ -102,21 +103,21 @@ class SqliteTx implements StoreTx, LeaseStatements {
 
   // A write statement changed something if it changed rows: RETURNING gives one row per changed row.
 
-  private get<R>(text: string, ...params: unknown[]): R | undefined {
+  get<R>(text: string, ...params: unknown[]): R | undefined {
     const { statement, writes } = this.sql(text);
     const row = statement.get(...params) as R | undefined;
     if (writes && row !== undefined) this.wrote = true;
     return row;
   }
 
-  private all<R>(text: string, ...params: unknown[]): R[] {
+  all<R>(text: string, ...params: unknown[]): R[] {
     const { statement, writes } = this.sql(text);
     const rows = statement.all(...params) as R[];
     if (writes && rows.length > 0) this.wrote = true;
     return rows;
   }
 
-  private run(text: string, ...params: unknown[]): Database.RunResult {
+  run(text: string, ...params: unknown[]): Database.RunResult {
     const { statement, writes } = this.sql(text);
     const result = statement.run(...params);
     if (writes && result.changes > 0) this.wrote = true;
@@ -638,6 +639,7 @@ const stderrWarn = (message: string) => void process.stderr.write(`gatehouse: ${
 class SqliteBackend implements StoreBackend {
   readonly kind = "sqlite" as const;
   readonly defaultTranscriptDir: string;
+  readonly service: SqliteServiceTables;
   private readonly db: Database.Database;
   private readonly tx: SqliteTx;
   private readonly control: Record<"begin" | "beginImmediate" | "commit", Database.Statement>;
@@ -700,6 +702,10 @@ class SqliteBackend implements StoreBackend {
       leaseOptions,
     );
     this.defaultTranscriptDir = join(dir, "transcripts");
+    this.service = new SqliteServiceTables({
+      read: (fn) => this.read(async () => fn(this.tx)),
+      write: (fn) => this.write(async () => fn(this.tx)),
+    });
   }
 
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
