@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import type { Message, Part } from "../core/message.js";
@@ -15,6 +14,7 @@ import {
   type RunLeaseOptions,
   RunLeases,
 } from "./lease.js";
+import { makeStorePrivate } from "./private-files.js";
 import {
   type AuditRow,
   type CompactionDbRow,
@@ -611,19 +611,6 @@ class Batch {
   scheduled = false;
 }
 
-/**
- * Creates the database file 0600 before SQLite opens it (its -wal and -shm files copy the main file's mode).
- * An existing file is not opened: closing any descriptor of a file drops every POSIX lock this process holds
- * on it, and another store in this process may hold SQLite's.
- */
-function createPrivately(path: string): void {
-  try {
-    closeSync(openSync(path, "wx", 0o600));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
-}
-
 /** Like the runtime's default logger: secrets masked (a path may hold anything). */
 const stderrWarn = (message: string) => void process.stderr.write(`gatehouse: ${maskSecrets(message)}\n`);
 
@@ -652,8 +639,7 @@ class SqliteBackend implements StoreBackend {
 
   constructor(path: string, leaseOptions: RunLeaseOptions, warn: (message: string) => void = stderrWarn) {
     const dir = dirname(path);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    createPrivately(path);
+    makeStorePrivate(path);
     // The only connection: every write, run leases included, goes through it, so secure_delete covers all.
     this.db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
     try {
