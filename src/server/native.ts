@@ -182,6 +182,8 @@ export function nativeRoutes(app: FastifyInstance, ctx: ServerContext): void {
     },
     async (request, reply) => {
       const session = await ownedSession(ctx, request.principal, request.params.id);
+      // As `gatehouse sessions rm`: hooks see the session end before it goes (and the runtime lets go of it).
+      await ctx.gatehouse.engine.emit("session_end", { sessionId: session.id, reason: "deleted" });
       await ctx.gatehouse.store.deleteSession(session.id);
       await ctx.records.forgetSession(session.id);
       return reply.status(204).send(null);
