@@ -463,7 +463,12 @@ class MemoryBackend implements StoreBackend, StoreTx {
 
   private unindex(message: Message): void {
     this.messagesById.delete(message.id);
-    if (message.runId !== null) this.messageIdsByRun.get(message.runId)?.delete(message.id);
+    if (message.runId !== null) {
+      const ids = this.messageIdsByRun.get(message.runId);
+      ids?.delete(message.id);
+      // An emptied run's entry goes too: a long-running process deleting sessions must not keep one per run.
+      if (ids?.size === 0) this.messageIdsByRun.delete(message.runId);
+    }
     if (message.idempotencyKey !== undefined)
       this.messageIdsByKey.delete(keyOf(message.sessionId, message.idempotencyKey));
   }
