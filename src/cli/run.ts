@@ -11,6 +11,7 @@ import type { PermissionPolicy } from "../permissions/index.js";
 import { denialText } from "../runtime/doors/tool.js";
 import type { Approver, RunResult } from "../runtime/types.js";
 import type { BashSandbox } from "../sandbox/bash.js";
+import type { SessionStore } from "../store/index.js";
 import { builtinTools } from "../tools/builtin/index.js";
 import { selectTools, unmatchedToolPatterns } from "../tools/select.js";
 import type { Tool } from "../tools/types.js";
@@ -207,10 +208,10 @@ export async function openGatehouse(
   { config, settings, commandHooks, permissions, sandbox }: PreparedGatehouse,
   io: Pick<CliIO, "cwd" | "env">,
   log: CliLogger,
-  options: { readonly approver?: Approver },
+  options: { readonly approver?: Approver; readonly store?: SessionStore },
 ): Promise<{ readonly gatehouse: Gatehouse; close(): Promise<void> }> {
   // The store's notices (another connection holding its files, say) are the CLI's warnings.
-  const store = { ...storeOptionsFor(settings, io), warn: log.warn };
+  const store = options.store ?? { ...storeOptionsFor(settings, io), warn: log.warn };
   const cleanup: (() => Promise<void>)[] = [];
   const close = async () => {
     for (const step of cleanup.splice(0)) {

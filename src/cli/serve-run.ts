@@ -2,6 +2,7 @@
 // the runtime come with it).
 import type { Gatehouse } from "../runtime/gatehouse.js";
 import * as server from "../server/index.js";
+import { openStore } from "../store/index.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import { writeOut } from "./output.js";
 import { CliStop, type CommandIO, describe, runCli, storeOptionsFor } from "./project.js";
@@ -45,9 +46,14 @@ export async function serve(
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new CliStop(EXIT.usage, `--port: expected a port number (0 to 65535), got ${portText}`);
     const storeOptions = storeOptionsFor(prepared.settings, io);
+    // One store for the Gatehouse and the service's records: one connection (or pool), one set of
+    // migrations, created private. The Gatehouse closes it.
+    const store = await openStore({ ...storeOptions, warn: log.warn }).catch((error: unknown) => {
+      throw new CliStop(EXIT.failed, `cannot open the store: ${describe(error)}`);
+    });
     let opened: Gatehouse | undefined;
     const service = await server.openService({
-      store: storeOptions,
+      store,
       config,
       logger: log,
       console: {
@@ -68,8 +74,11 @@ export async function serve(
           },
       io,
       log,
-      { approver: service.approver },
-    );
+      { approver: service.approver, store },
+    ).catch(async (error: unknown) => {
+      await store.close().catch(() => undefined);
+      throw error;
+    });
     opened = gatehouse;
     let running: Awaited<ReturnType<typeof service.listen>>;
     try {

@@ -55,11 +55,14 @@ export interface CommandHooksPluginOptions {
  * commands and claims), a PostToolUse or PostToolUseFailure block withholds the output, Stop
  * fires for the top-level agent and SubagentStop only inside sub-agents (by run depth).
  */
-export function createCommandHooksPlugin(options: CommandHooksPluginOptions): PluginDefinition {
+export function createCommandHooksPlugin(
+  options: CommandHooksPluginOptions,
+): PluginDefinition & { readonly runsHeld: () => number } {
   const { handlers } = options;
   const configured = new Set(handlers.map((h) => h.event));
+  // Per run, until its agent_end: what UserPromptSubmit and PreToolUse added, and Stop's blocks so far.
   const promptContext = new Map<string, string>();
-  const toolContext = new Map<string, string>();
+  const toolContext = new Map<string, Map<string, string>>();
   const stopBlocks = new Map<string, number>();
   const hookEnvOptions = {
     projectDir: options.projectDir,
@@ -205,7 +208,10 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): Pl
             if (v.continue === false) return { block: true, blockReason: stoppedReasonOf(v), stopRun: stopRunOf(v) };
             // A blocked call gets no after_tool_call: its context would wait there for nothing.
             if (blocks(v)) return { block: true, blockReason: reasonOf(v) };
-            if (v.additionalContext) toolContext.set(toolKey(ctx.runId, e.toolCallId), v.additionalContext);
+            if (v.additionalContext) {
+              const ofRun = toolContext.get(ctx.runId) ?? new Map<string, string>();
+              toolContext.set(ctx.runId, ofRun.set(e.toolCallId, v.additionalContext));
+            }
             return {
               ...(v.updatedInput === undefined ? {} : { params: v.updatedInput }),
               // allow skips the permission prompt (never a deny rule); ask forces one.
@@ -262,8 +268,10 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): Pl
         api.on(
           "after_tool_call",
           async (e, ctx) => {
-            const pre = toolContext.get(toolKey(ctx.runId, e.toolCallId));
-            toolContext.delete(toolKey(ctx.runId, e.toolCallId));
+            const ofRun = toolContext.get(ctx.runId);
+            const pre = ofRun?.get(e.toolCallId);
+            ofRun?.delete(e.toolCallId);
+            if (ofRun?.size === 0) toolContext.delete(ctx.runId);
             const call = {
               toolName: e.toolName,
               toolInput: e.params,
@@ -366,9 +374,8 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): Pl
                 },
                 ctx.signal,
               );
-            for (const map of [promptContext, stopBlocks]) map.delete(ctx.runId);
-            // Context of calls that never got an after_tool_call (approval denied, the run stopped or failed).
-            for (const key of toolContext.keys()) if (key.startsWith(toolKey(ctx.runId, ""))) toolContext.delete(key);
+            // With the context of calls that never got an after_tool_call (approval denied, the run stopped or failed).
+            for (const map of [promptContext, stopBlocks, toolContext]) map.delete(ctx.runId);
           },
           opts("cleanup"),
         );
@@ -429,7 +436,8 @@ export function createCommandHooksPlugin(options: CommandHooksPluginOptions): Pl
     },
   };
 
-  return plugin;
+  const runs = () => new Set([...promptContext.keys(), ...toolContext.keys(), ...stopBlocks.keys()]).size;
+  return Object.assign(plugin, { runsHeld: runs });
 }
 
 /** Claude Code's StopFailure `error` for a run's failure: from its kind and status, else from its text. */
@@ -458,7 +466,6 @@ function stopFailureError(failure: { kind: string; status?: number } | undefined
 }
 
 /** Per run: a tool call id is the model's, and two runs may reuse one. */
-const toolKey = (runId: string, toolCallId: string) => `${runId}\0${toolCallId}`;
 
 /** What a `continue: false` hook shows the user: its `stopReason` (never shown to the model). */
 const stopRunOf = (v: MergedVerdict) => (v.stopReason === undefined ? {} : { message: v.stopReason });

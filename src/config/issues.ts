@@ -55,7 +55,8 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[], root: JsonSc
       for (const key of issue.keys) add([...issue.path, key], unknownKey(key, known));
       continue;
     }
-    if (issue.code === "custom" || node === undefined) {
+    // A pattern's own message says what it wants ("must be an identifier: …"); the type alone would not.
+    if (issue.code === "custom" || issue.code === "invalid_format" || node === undefined) {
       add(issue.path, issue.message);
       continue;
     }

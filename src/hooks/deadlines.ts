@@ -30,49 +30,82 @@ export interface Deadline {
   belongsTo(runId: string): boolean;
 }
 
-/** The deadlines started in the current turn, not timed yet. */
-const fresh: Deadline[] = [];
-let freshTail = 0;
-let freshPending = 0;
-let stampScheduled = false;
+/**
+ * One engine's deadlines: the batch started in the current turn (not timed yet) and a queue per
+ * duration. Owned by the engine, so that two engines (two Gatehouses in one process) neither share
+ * timers nor see each other's runs.
+ */
+export class Deadlines {
+  /** The deadlines started in the current turn, not timed yet. */
+  private readonly fresh: Deadline[] = [];
+  private freshTail = 0;
+  private freshPending = 0;
+  private stampScheduled = false;
+  private readonly queues = new Map<number, DeadlineQueue>();
+  private readonly stamp = () => this.stampFresh();
 
-/** Starts an entry's timeout of `ms` milliseconds; `settle` it when the handler answers. */
-export function startDeadline(entry: Deadline, ms: number): void {
-  entry.ms = ms;
-  fresh[freshTail++] = entry;
-  freshPending++;
-  if (!stampScheduled) {
-    stampScheduled = true;
-    setImmediate(stampFresh);
-  }
-}
-
-/** Returns false when the deadline already expired (the late result must be dropped). */
-export function settleDeadline(entry: Deadline): boolean {
-  if (entry.settled) return false;
-  entry.settled = true;
-  entry.release();
-  if (entry.queue !== undefined) entry.queue.settled();
-  // Every entry of the batch is settled: its slots are reused (they hold nothing, released).
-  else if (--freshPending === 0) freshTail = 0;
-  return true;
-}
-
-/** The turn is over: what is still pending starts waiting for its deadline. */
-function stampFresh(): void {
-  stampScheduled = false;
-  const count = freshTail;
-  const pending = freshPending;
-  freshTail = 0;
-  freshPending = 0;
-  if (pending > 0) {
-    const now = performance.now();
-    for (let i = 0; i < count; i++) {
-      const entry = fresh[i] as Deadline;
-      if (!entry.settled) deadlineQueue(entry.ms).add(entry, now);
+  /** Starts an entry's timeout of `ms` milliseconds; `settle` it when the handler answers. */
+  start(entry: Deadline, ms: number): void {
+    entry.ms = ms;
+    this.fresh[this.freshTail++] = entry;
+    this.freshPending++;
+    if (!this.stampScheduled) {
+      this.stampScheduled = true;
+      setImmediate(this.stamp);
     }
   }
-  if (count > 1024) fresh.length = 0;
+
+  /** Returns false when the deadline already expired (the late result must be dropped). */
+  settle(entry: Deadline): boolean {
+    if (entry.settled) return false;
+    entry.settled = true;
+    entry.release();
+    if (entry.queue !== undefined) entry.queue.settled();
+    // Every entry of the batch is settled: its slots are reused (they hold nothing, released).
+    else if (--this.freshPending === 0) this.freshTail = 0;
+    return true;
+  }
+
+  /** A cancelled run stops waiting for its pending hook handlers at once. */
+  cancelRun(runId: string): void {
+    const cancelled: Deadline[] = [];
+    for (let i = 0; i < this.freshTail; i++) {
+      const entry = this.fresh[i] as Deadline;
+      if (!entry.settled && entry.belongsTo(runId)) cancelled.push(entry);
+    }
+    for (const queue of this.queues.values()) queue.pendingOf(runId, cancelled);
+    for (const entry of cancelled) {
+      // Settling releases the entry, so cancel first, then settle (a re-entrant start is fine).
+      entry.cancel();
+      this.settle(entry);
+    }
+  }
+
+  /** The turn is over: what is still pending starts waiting for its deadline. */
+  private stampFresh(): void {
+    this.stampScheduled = false;
+    const count = this.freshTail;
+    const pending = this.freshPending;
+    this.freshTail = 0;
+    this.freshPending = 0;
+    if (pending > 0) {
+      const now = performance.now();
+      for (let i = 0; i < count; i++) {
+        const entry = this.fresh[i] as Deadline;
+        if (!entry.settled) this.queueFor(entry.ms).add(entry, now);
+      }
+    }
+    if (count > 1024) this.fresh.length = 0;
+  }
+
+  private queueFor(ms: number): DeadlineQueue {
+    let queue = this.queues.get(ms);
+    if (queue === undefined) {
+      queue = new DeadlineQueue(ms);
+      this.queues.set(ms, queue);
+    }
+    return queue;
+  }
 }
 
 export class DeadlineQueue {
@@ -150,31 +183,5 @@ export class DeadlineQueue {
       entry.expire();
       entry.release();
     }
-  }
-}
-
-const queues = new Map<number, DeadlineQueue>();
-
-function deadlineQueue(ms: number): DeadlineQueue {
-  let queue = queues.get(ms);
-  if (queue === undefined) {
-    queue = new DeadlineQueue(ms);
-    queues.set(ms, queue);
-  }
-  return queue;
-}
-
-/** A cancelled run stops waiting for its pending hook handlers at once. */
-export function cancelPendingHandlers(runId: string): void {
-  const cancelled: Deadline[] = [];
-  for (let i = 0; i < freshTail; i++) {
-    const entry = fresh[i] as Deadline;
-    if (!entry.settled && entry.belongsTo(runId)) cancelled.push(entry);
-  }
-  for (const queue of queues.values()) queue.pendingOf(runId, cancelled);
-  for (const entry of cancelled) {
-    // Settling releases the entry, so cancel first, then settle (a re-entrant start is fine).
-    entry.cancel();
-    settleDeadline(entry);
   }
 }

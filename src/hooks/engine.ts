@@ -1,6 +1,6 @@
 import { maskSecrets } from "../core/secrets.js";
 import { HOOK_NAMES, HOOKS, type HookName, type HookSpec } from "./catalog.js";
-import { cancelPendingHandlers } from "./deadlines.js";
+import { Deadlines } from "./deadlines.js";
 import type { FastParse } from "./fast-parse.js";
 import { deepFreeze } from "./freeze.js";
 import { type HookInterceptor, type Interception, Interceptors } from "./intercept.js";
@@ -84,6 +84,7 @@ const IDLE = Object.fromEntries(
 export class HookEngine {
   private readonly registry: Registry;
   private readonly failures: FailureLog;
+  private readonly deadlines = new Deadlines();
   private readonly detached: DetachedQueue;
   private readonly interceptors: Interceptors;
 
@@ -163,7 +164,7 @@ export class HookEngine {
    * already aborted with the run's.
    */
   cancelRun(runId: string): void {
-    cancelPendingHandlers(runId);
+    this.deadlines.cancelRun(runId);
   }
 
   /** Waits for detached observers still queued or running (used on close and in tests). */
@@ -208,6 +209,7 @@ export class HookEngine {
       event: plan.chained ? Object.freeze({ ...frozen, original: frozen }) : frozen,
       run: currentRunContext() ?? NO_RUN,
       failures: this.failures,
+      deadlines: this.deadlines,
       fastParse: plan.fastParse,
     };
     switch (spec.kind) {

@@ -1,6 +1,6 @@
 import type { AsyncResource } from "node:async_hooks";
 import type { HookName } from "./catalog.js";
-import { type Deadline, type DeadlineQueue, settleDeadline, startDeadline } from "./deadlines.js";
+import type { Deadline, DeadlineQueue, Deadlines } from "./deadlines.js";
 import type { Registration } from "./registry.js";
 import type { Channel, RunContext, Trigger } from "./run-context.js";
 import type { HookContext } from "./types.js";
@@ -89,6 +89,7 @@ class PendingCall implements Deadline {
   queue: DeadlineQueue | undefined = undefined;
 
   constructor(
+    private readonly deadlines: Deadlines,
     private registration: Registration | undefined,
     private ctx: HandlerContext | undefined,
     private waiter: Waiter | undefined,
@@ -120,7 +121,7 @@ class PendingCall implements Deadline {
 
   answer(status: Status, value: unknown): void {
     const { registration, waiter } = this;
-    if (settleDeadline(this)) (waiter as Waiter).resume(registration as Registration, status, value);
+    if (this.deadlines.settle(this)) (waiter as Waiter).resume(registration as Registration, status, value);
   }
 
   release(): void {
@@ -148,6 +149,7 @@ export function invoke(
   run: RunContext,
   waiter: Waiter,
   answer: Answer,
+  deadlines: Deadlines,
 ): typeof PENDING | undefined {
   const ctx = new HandlerContext(run, registration.hook, registration.pluginId);
   let value: unknown;
@@ -179,8 +181,8 @@ export function invoke(
     answer.value = undefined;
     return undefined;
   }
-  const call = new PendingCall(registration, ctx, waiter, waiter.scope());
-  startDeadline(call, registration.timeoutMs);
+  const call = new PendingCall(deadlines, registration, ctx, waiter, waiter.scope());
+  deadlines.start(call, registration.timeoutMs);
   try {
     then.call(
       value,
@@ -189,7 +191,7 @@ export function invoke(
     );
   } catch (error) {
     // A thenable whose `then` throws is a handler that threw.
-    settleDeadline(call);
+    deadlines.settle(call);
     answer.status = "threw";
     answer.value = error;
     return undefined;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { IdentifierSchema } from "../core/identifiers.js";
 import { HOOK_NAMES, type HookName } from "../hooks/catalog.js";
 
 const hookName = z.enum(HOOK_NAMES as [HookName, ...HookName[]]);
@@ -20,7 +21,7 @@ export const PluginEntrySchema = z
   .object({
     path: z.string().min(1).optional(),
     package: z.string().min(1).optional(),
-    id: z.string().min(1).optional(),
+    id: IdentifierSchema.optional(),
     enabled: z.boolean().optional(),
     config: z.unknown().optional(),
     hooks: PluginHookOptionsSchema.optional(),
@@ -35,7 +36,7 @@ export type PluginEntry = z.infer<typeof PluginEntrySchema>;
 
 /** The shape a loaded module must export (default export or the module itself). */
 export const PluginModuleSchema = z.object({
-  id: z.string().min(1),
+  id: IdentifierSchema,
   name: z.string().optional(),
   version: z.string().optional(),
   setup: z.custom<(api: unknown) => unknown>((v) => typeof v === "function", { message: "expected a function" }),

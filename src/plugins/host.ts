@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Jiti } from "jiti";
+import { IDENTIFIER_PATTERN, literalPosition } from "../core/identifiers.js";
 import type { HookName } from "../hooks/catalog.js";
 import type { HookEngine } from "../hooks/engine.js";
 import type { Diagnostic, RegisterOptions, RegistrationRequest } from "../hooks/registry.js";
@@ -316,7 +317,7 @@ export class PluginHost {
     const checked = PluginModuleSchema.safeParse(definition);
     if (!checked.success) {
       this.markFailed(label, source, entry);
-      return this.record([moduleProblem(label, source, checked.error.issues)]);
+      return this.record([moduleProblem(label, sourceWithIdPosition(source, file, definition), checked.error.issues)]);
     }
     const found = await this.add(definition as PluginDefinition, {
       trusted: false,
@@ -446,6 +447,23 @@ function pickDefinition(mod: unknown): unknown {
     return (mod as { default: unknown }).default;
   }
   return mod;
+}
+
+/**
+ * The module file with the line and column of its `id`, when the id is a string written as a literal
+ * there: a bad id is then a load error that says where to fix it.
+ */
+function sourceWithIdPosition(source: string, file: string, definition: unknown): string {
+  const id = (definition as { id?: unknown } | undefined)?.id;
+  if (typeof id !== "string" || IDENTIFIER_PATTERN.test(id)) return source;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return source;
+  }
+  const at = literalPosition(text, id);
+  return at ? `${file}:${at.line}:${at.column}` : source;
 }
 
 function moduleProblem(

@@ -1,3 +1,4 @@
+import { categorySlug } from "../core/identifiers.js";
 import { HOOKS, type HookSpec } from "../hooks/catalog.js";
 import type { HookInterceptor } from "../hooks/intercept.js";
 import type { Attribution } from "../hooks/types.js";
@@ -5,6 +6,9 @@ import type { HostLogger } from "../plugins/host.js";
 import type { AuditOutcome, SessionStore } from "../store/types.js";
 import type { RuntimeDeps } from "./deps.js";
 import type { RunState } from "./state.js";
+
+/** Where the runtime and the console already looked for it. */
+export { categorySlug };
 
 const CAUSE_OUTCOME: Record<Attribution["cause"], AuditOutcome | undefined> = {
   decision: undefined,
@@ -93,15 +97,6 @@ export function debugInterceptor(logger: HostLogger): HookInterceptor {
       );
     },
   };
-}
-
-/** A block's category as records keep it: a short slug (no spaces), or undefined. */
-export function categorySlug(category: string | undefined): string | undefined {
-  const slug = category
-    ?.replace(/[^A-Za-z0-9._:-]/g, "-")
-    .replace(/^[^A-Za-z0-9]+/, "")
-    .slice(0, 64);
-  return slug || undefined;
 }
 
 /**

@@ -129,6 +129,11 @@ export interface Gatehouse {
    * `sessions rm` removes it. The session itself is left as it is.
    */
   endSession(sessionId: string, reason: "exit" | "input_exit" | "deleted"): Promise<void>;
+  /**
+   * How many sessions and runs this Gatehouse keeps state for in memory: sessions until their
+   * `session_end` (a reset, a deletion), runs until they end. For leak checks of long-running hosts.
+   */
+  retained(): { readonly sessions: number; readonly sessionEnv: number; readonly runs: number };
   close(): Promise<void>;
   readonly engine: HookEngine;
   readonly plugins: PluginHost;
@@ -168,6 +173,7 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
   let deps: RuntimeDeps | undefined;
   let mcp: McpServerPool | undefined;
   let starting: Promise<RuntimeDeps> | undefined;
+  const sessionsOpened = new Set<string>();
   const sessionEnv = new Map<string, Readonly<Record<string, string>>>();
   const envPolicy = options.envPolicy ?? DEFAULT_ENV_POLICY;
   // Both: a tool's process reads its parent's real environment (/proc/$PPID/environ), not `env`.
@@ -177,6 +183,18 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
     return variables === undefined ? secrets : secrets.with(withheldValues([variables], envPolicy));
   };
   const runUsage = new Map<string, UsageSink>();
+  // What is kept per session goes with the session: a `serve` that runs for weeks must not grow.
+  engine.intercept({
+    name: "session-state",
+    hooks: ["session_end"],
+    done(d) {
+      // Interceptors see every dispatch; `hooks` only asks that session_end be emitted.
+      const sessionId = d.event.sessionId;
+      if (d.hook !== "session_end" || typeof sessionId !== "string") return;
+      sessionsOpened.delete(sessionId);
+      sessionEnv.delete(sessionId);
+    },
+  });
 
   // What plugins added at start (the assembly's command hooks) may use of the runtime.
   let models: ModelResolver | undefined;
@@ -271,7 +289,7 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
       logger,
       commands: new SlashCommands(plugins.commands),
       permissions,
-      sessionsOpened: new Set(),
+      sessionsOpened,
       sessionEnv,
       secretsOf,
       runUsage,
@@ -313,6 +331,7 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
     async recoverAbandonedRuns() {
       return recoverAbandonedRuns(await ready());
     },
+    retained: () => ({ sessions: sessionsOpened.size, sessionEnv: sessionEnv.size, runs: runUsage.size }),
     stream,
     async endSession(sessionId, reason) {
       const deps = await ready();

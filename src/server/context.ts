@@ -3,7 +3,7 @@ import type { HookLogger } from "../hooks/kinds/shared.js";
 import type { Gatehouse } from "../runtime/gatehouse.js";
 import type { RunResult } from "../runtime/types.js";
 import type { Session } from "../store/types.js";
-import { consoleIdentity, isLoopbackHost } from "./console/auth.js";
+import { changesState, consoleIdentity, isLoopbackHost, sameOrigin } from "./console/auth.js";
 import type { ConsoleOptions } from "./console/index.js";
 import { type Identity, identityOf } from "./keys.js";
 import type { ServiceRecords } from "./records.js";
@@ -94,20 +94,6 @@ declare module "fastify" {
   }
 }
 
-// A request with no key may be let in as the local principal: cached briefly, so creating the
-// first key closes the door within a second without a query per request.
-let keysKnown: { at: number; exist: boolean; records: ServiceRecords } | undefined;
-const KEYS_CACHE_MS = 1000;
-
-export async function anyKeys(records: ServiceRecords): Promise<boolean> {
-  const now = performance.now();
-  if (keysKnown && keysKnown.records === records && now - keysKnown.at < KEYS_CACHE_MS) return keysKnown.exist;
-  // Any key ever created closes the door: revoking the last one does not open it again.
-  const exist = (await records.apiKeyCounts()).all > 0;
-  keysKnown = { at: now, exist, records };
-  return exist;
-}
-
 /** The open loopback's one principal: the person at this machine, who may see everything on it. */
 export const LOCAL_IDENTITY: Identity = { principal: LOCAL_PRINCIPAL, admin: true, keyId: null };
 
@@ -117,7 +103,7 @@ export const LOCAL_IDENTITY: Identity = { principal: LOCAL_PRINCIPAL, admin: tru
  * name was rebound to 127.0.0.1 sends its own name, and is refused).
  */
 export async function openLoopback(ctx: ServerContext, request: FastifyRequest): Promise<boolean> {
-  return ctx.loopback && isLoopbackHost(request.headers.host) && !(await anyKeys(ctx.records));
+  return ctx.loopback && isLoopbackHost(request.headers.host) && !(await ctx.records.anyKeyEver());
 }
 
 /**
@@ -131,7 +117,13 @@ export async function authenticate(ctx: ServerContext, request: FastifyRequest):
   const bearer = header?.startsWith("Bearer ") ? header.slice(7).trim() : undefined;
   // A bearer key first; without one, the console's login cookie; failing both, the open loopback.
   let identity = bearer ? await identityOf(ctx.records, bearer) : await consoleIdentity(ctx, request);
-  if (identity === undefined && (await openLoopback(ctx, request))) identity = LOCAL_IDENTITY;
+  if (identity === undefined && (await openLoopback(ctx, request))) {
+    // The open loopback asks for no secret that another site's page would lack: what a browser says
+    // of the page's origin is all there is to tell them apart, as for a cookie login.
+    if (changesState(request) && !sameOrigin(request))
+      throw new HttpError(403, "permission_error", "cross_origin", "Cross-origin request refused.");
+    identity = LOCAL_IDENTITY;
+  }
   if (identity !== undefined) {
     request.principal = identity.principal;
     request.admin = identity.admin;

@@ -5,7 +5,7 @@ import type { HookLogger } from "../hooks/kinds/shared.js";
 import { describeError, sanitizeLogLine } from "../hooks/sanitize.js";
 import type { Gatehouse } from "../runtime/gatehouse.js";
 import type { Approver } from "../runtime/types.js";
-import type { StoreOptions } from "../store/index.js";
+import type { SessionStore, StoreOptions } from "../store/index.js";
 import { buildApp } from "./app.js";
 import { type ConfigurationSource, defaultAssetsDir, loadConsoleAssets, StepRecorder } from "./console/index.js";
 import type { Profile, ServerContext, ServerLimits } from "./context.js";
@@ -62,7 +62,11 @@ export interface RunningServer {
  * service's approver when it is built, and the service needs the Gatehouse to serve.
  */
 export async function openService(options: {
-  store: StoreOptions;
+  /**
+   * The store the served Gatehouse uses (its records are tables of it, on its connection), or
+   * options to open one of the service's own (closed with the service).
+   */
+  store: SessionStore | StoreOptions;
   config?: ServerConfig;
   /** Where the server reports its own failures (a request that failed inside): one sanitized line each. */
   logger?: HookLogger;

@@ -184,6 +184,8 @@ export function nativeRoutes(app: FastifyInstance, ctx: ServerContext): void {
     },
     async (request, reply) => {
       const session = await ownedSession(ctx, request.principal, request.params.id);
+      // As `gatehouse sessions rm`: hooks see the session end before it goes (and the runtime lets go of it).
+      await ctx.gatehouse.endSession(session.id, "deleted");
       await ctx.gatehouse.store.deleteSession(session.id);
       await ctx.records.forgetSession(session.id);
       return reply.status(204).send(null);

@@ -1,5 +1,6 @@
 import type { Message, Part } from "../core/message.js";
 import type { HeldLease } from "./lease.js";
+import type { ServiceTables } from "./service.js";
 import type {
   AuditFilter,
   AuditRecord,
@@ -104,6 +105,8 @@ export interface StoreBackend {
   readonly kind: StoreKind;
   /** Where transcripts go unless the caller says otherwise; a fresh private temp folder when undefined. */
   readonly defaultTranscriptDir: string | undefined;
+  /** The server's tables (service.ts), on the same connection or pool. */
+  readonly service: ServiceTables;
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
   /** All or nothing: fn's writes commit together or not at all. */
   write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;

@@ -30,6 +30,7 @@ import {
   SessionTitleSchema,
   StartRunSchema,
 } from "./schemas.js";
+import type { ServiceTables } from "./service.js";
 import { type MessagePages, TranscriptFiles } from "./transcript.js";
 import type {
   AcquireRunLockOptions,
@@ -93,6 +94,10 @@ export class CoreStore implements SessionStore {
       dir !== undefined && backend.kind !== "memory" ? { dir } : { processFolderIn: dir ?? tmpdir() },
     );
     this.clock = options.now ?? (() => new Date());
+  }
+
+  get service(): ServiceTables {
+    return this.backend.service;
   }
 
   // Sessions

@@ -5,6 +5,7 @@ import { CoreStore, type CoreStoreOptions } from "./core.js";
 import { notFound, runExists, sessionExists } from "./errors.js";
 import type { HeldLease } from "./lease.js";
 import { SerialQueue } from "./serial.js";
+import { MemoryServiceTables } from "./service-memory.js";
 import type {
   AuditFilter,
   AuditRecord,
@@ -67,6 +68,7 @@ function lowerBound(messages: readonly Message[], seq: number): number {
 class MemoryBackend implements StoreBackend, StoreTx {
   readonly kind = "memory" as const;
   readonly defaultTranscriptDir = undefined;
+  readonly service = new MemoryServiceTables();
   private readonly sessions = new Map<string, SessionState>();
   private readonly runs = new Map<string, Run>();
   private readonly messagesById = new Map<string, Message>();
@@ -461,7 +463,12 @@ class MemoryBackend implements StoreBackend, StoreTx {
 
   private unindex(message: Message): void {
     this.messagesById.delete(message.id);
-    if (message.runId !== null) this.messageIdsByRun.get(message.runId)?.delete(message.id);
+    if (message.runId !== null) {
+      const ids = this.messageIdsByRun.get(message.runId);
+      ids?.delete(message.id);
+      // An emptied run's entry goes too: a long-running process deleting sessions must not keep one per run.
+      if (ids?.size === 0) this.messageIdsByRun.delete(message.runId);
+    }
     if (message.idempotencyKey !== undefined)
       this.messageIdsByKey.delete(keyOf(message.sessionId, message.idempotencyKey));
   }

@@ -33,6 +33,7 @@ import {
   toRun,
   toSession,
 } from "./rows.js";
+import { PostgresServiceTables } from "./service-postgres.js";
 import type {
   AuditFilter,
   AuditRecord,
@@ -544,12 +545,15 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 class PostgresBackend implements StoreBackend {
   readonly kind = "postgres" as const;
   readonly defaultTranscriptDir = undefined;
+  readonly service: PostgresServiceTables;
   private readonly leases: RunLeases;
 
   private constructor(
     private readonly pool: pg.Pool,
+    schema: string,
     leaseOptions: RunLeaseOptions,
   ) {
+    this.service = new PostgresServiceTables(pool, schema);
     const statements = new PgTx(pool, false);
     this.leases = new RunLeases(
       { write: (fn) => Promise.resolve(fn(statements)), read: (fn) => Promise.resolve(fn(statements)) },
@@ -571,7 +575,7 @@ class PostgresBackend implements StoreBackend {
       await pool.end();
       throw error;
     }
-    return new PostgresBackend(pool, options.runLock ?? {});
+    return new PostgresBackend(pool, schema, options.runLock ?? {});
   }
 
   async read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {
@@ -646,6 +650,8 @@ export async function migratePostgres(pool: pg.Pool, schema: string, target = PO
     for (const migration of POSTGRES_MIGRATIONS) {
       if (migration.version <= current || migration.version > target) continue;
       await client.query(migration.sql);
+      for (const { table, column, definition } of migration.addMissingColumns ?? [])
+        await client.query(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column} ${definition}`);
       await client.query(`INSERT INTO ${schema}.schema_migrations (version, description) VALUES ($1, $2)`, [
         migration.version,
         migration.description,

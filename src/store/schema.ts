@@ -5,6 +5,15 @@ export interface Migration {
   readonly version: number;
   readonly description: string;
   readonly sql: string;
+  /**
+   * Columns that a table the migration adopts (created before it, by older code, with `IF NOT EXISTS`)
+   * may lack: added after `sql` when missing.
+   */
+  readonly addMissingColumns?: readonly {
+    readonly table: string;
+    readonly column: string;
+    readonly definition: string;
+  }[];
 }
 
 export type Dialect = "sqlite" | "postgres";
@@ -20,6 +29,7 @@ interface Types {
   readonly millis: string;
   readonly withoutRowid: string;
   readonly jsonArrayElements: string;
+  readonly real: string;
 }
 
 const TYPES: Record<Dialect, Types> = {
@@ -31,6 +41,7 @@ const TYPES: Record<Dialect, Types> = {
     millis: "INTEGER",
     withoutRowid: "WITHOUT ROWID",
     jsonArrayElements: "json_each(c.run_ids) AS j",
+    real: "REAL",
   },
   postgres: {
     time: "timestamptz",
@@ -40,6 +51,7 @@ const TYPES: Record<Dialect, Types> = {
     millis: "bigint",
     withoutRowid: "",
     jsonArrayElements: "json_array_elements_text(c.run_ids) AS j(value)",
+    real: "DOUBLE PRECISION",
   },
 };
 
@@ -63,6 +75,75 @@ const SCRUB_DEBT = `
     scrubs INTEGER NOT NULL,             -- bumped by every scrub
     vacuumed INTEGER NOT NULL DEFAULT 0, -- the value of scrubs the last VACUUM covered
     pinned_at TEXT                       -- when another connection kept the files from being cleaned (audited once)
+  );
+`;
+
+// Until version 7 the server kept these tables itself (its own connection, CREATE TABLE IF NOT EXISTS
+// at every start): the migration adopts tables such a server made, as they are. Their time columns stay
+// TEXT in both dialects for that reason.
+const SERVICE_TABLES = (t: Types) => `
+  CREATE TABLE IF NOT EXISTS server_api_keys (
+    id TEXT PRIMARY KEY,
+    principal TEXT NOT NULL,
+    name TEXT,
+    hash TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT,
+    admin INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE TABLE IF NOT EXISTS server_session_owners (
+    session_id TEXT PRIMARY KEY,
+    principal TEXT NOT NULL,
+    title TEXT,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS server_session_owners_by_principal ON server_session_owners (principal, created_at);
+  CREATE TABLE IF NOT EXISTS server_run_signals (
+    id ${t.ticketKey},
+    body TEXT NOT NULL,
+    created_at BIGINT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS server_run_steps (
+    run_id TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    at BIGINT NOT NULL,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    plugin_id TEXT,
+    outcome TEXT,
+    category TEXT,
+    duration_ms ${t.real},
+    tool_call_id TEXT,
+    step INTEGER,
+    ord BIGINT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS server_run_steps_by_run ON server_run_steps (run_id, ord);
+  CREATE INDEX IF NOT EXISTS server_run_steps_by_session ON server_run_steps (session_id);
+  CREATE TABLE IF NOT EXISTS server_live_runs (
+    run_id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    parent_run_id TEXT,
+    depth INTEGER NOT NULL,
+    instance TEXT NOT NULL,
+    started_at BIGINT NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS server_pending_approvals (
+    run_id TEXT NOT NULL,
+    tool_call_id TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    tool_name TEXT NOT NULL,
+    title TEXT NOT NULL,
+    asked_at BIGINT NOT NULL,
+    instance TEXT NOT NULL,
+    PRIMARY KEY (run_id, tool_call_id)
+  );
+  CREATE TABLE IF NOT EXISTS server_console_logins (
+    token_hash TEXT PRIMARY KEY,
+    principal TEXT NOT NULL,
+    admin INTEGER NOT NULL,
+    key_id TEXT,
+    csrf TEXT NOT NULL,
+    expires_at BIGINT NOT NULL
   );
 `;
 
@@ -222,6 +303,23 @@ export function migrationsFor(dialect: Dialect): readonly Migration[] {
       description: "a session's title, as someone named it (sessions rename, the server's API)",
       sql: `
         ALTER TABLE sessions ADD COLUMN title TEXT;
+      `,
+    },
+    {
+      version: 7,
+      description:
+        "the server's records: API keys, session owners, run signals, run steps, live runs, approval asks, console logins",
+      sql: SERVICE_TABLES(t),
+      // Keys made before keys had an admin flag.
+      addMissingColumns: [{ table: "server_api_keys", column: "admin", definition: "INTEGER NOT NULL DEFAULT 0" }],
+    },
+    {
+      version: 8,
+      description:
+        "what the console shows beside a step and an ask: a failed run's error, an ask's input (masked) and its rules",
+      sql: `
+        ALTER TABLE server_run_steps ADD COLUMN detail TEXT;
+        ALTER TABLE server_pending_approvals ADD COLUMN detail TEXT;
       `,
     },
   ];

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CategorySchema, IdentifierSchema } from "../core/identifiers.js";
 import { PartSchema } from "../core/message.js";
 import { StoreError } from "./errors.js";
 import { AUDIT_OUTCOMES, INJECTION_PLACEMENTS, RUN_STATUSES, RUN_TRIGGERS } from "./types.js";
@@ -13,7 +14,7 @@ const id = text.min(1).max(200);
 const metadata = z.record(z.string(), z.unknown());
 const time = z.union([z.iso.datetime({ offset: true }), z.date()]).transform((t) => new Date(t).toISOString());
 /** Identifier-like: no spaces, so a sentence (a reason, a prompt) cannot be smuggled through it. */
-const slug = z.string().regex(/^[A-Za-z0-9@][A-Za-z0-9@._:/-]{0,127}$/, "must be an identifier (no spaces)");
+const slug = IdentifierSchema;
 
 /** A session's title: one line of at most 500 characters (what the server's API accepts). */
 export const SessionTitleSchema = text
@@ -61,7 +62,7 @@ export const BlockSchema = z
     notice: z.string().min(1),
     blockedBy: slug,
     hook: slug,
-    category: slug.optional(),
+    category: CategorySchema.optional(),
     status: z.enum(RUN_STATUSES).exclude(["running"]).optional(),
     detail: slug.optional(),
   })
@@ -95,10 +96,7 @@ export const AuditSchema = z
     hook: slug,
     pluginId: slug,
     outcome: z.enum(AUDIT_OUTCOMES),
-    category: z
-      .string()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, "a category is a short slug")
-      .optional(),
+    category: CategorySchema.optional(),
     sessionId: id.optional(),
     runId: id.optional(),
     at: time.optional(),

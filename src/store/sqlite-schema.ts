@@ -26,6 +26,10 @@ export function migrateSqlite(db: Database.Database, target = SQLITE_SCHEMA_VERS
     db.transaction(() => {
       if (version() >= migration.version) return;
       db.exec(migration.sql);
+      for (const { table, column, definition } of migration.addMissingColumns ?? []) {
+        const columns = db.prepare("SELECT name FROM pragma_table_info(?)").all(table) as { name: string }[];
+        if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+      }
       db.pragma(`user_version = ${migration.version}`);
     }).immediate();
   }

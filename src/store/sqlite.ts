@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import type { Message, Part } from "../core/message.js";
@@ -15,6 +14,7 @@ import {
   type RunLeaseOptions,
   RunLeases,
 } from "./lease.js";
+import { makeStorePrivate } from "./private-files.js";
 import {
   type AuditRow,
   type CompactionDbRow,
@@ -36,6 +36,7 @@ import {
   toSession,
 } from "./rows.js";
 import { SerialQueue } from "./serial.js";
+import { SqliteServiceTables, type SqliteStatements } from "./service-sqlite.js";
 import { PURGE_AUDIT, SqlitePurge } from "./sqlite-purge.js";
 import { migrateSqlite } from "./sqlite-schema.js";
 import type {
@@ -73,7 +74,7 @@ const OWE_PURGE =
   "INSERT INTO scrub_debt (id, scrubs) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET scrubs = scrubs + 1";
 
 /** The primitives as synchronous statements; the backend wraps them in transactions. */
-class SqliteTx implements StoreTx, LeaseStatements {
+class SqliteTx implements StoreTx, LeaseStatements, SqliteStatements {
   private readonly cache = new Map<string, { statement: Database.Statement; writes: boolean }>();
   /** Set once a statement has changed a row; the write group reads and resets it. */
   wrote = false;
@@ -85,7 +86,7 @@ class SqliteTx implements StoreTx, LeaseStatements {
   ) {}
 
   /** Content is being deleted or overwritten: its old bytes must be purged from the files once this commits. */
-  private owePurge(): void {
+  owePurge(): void {
     this.run(OWE_PURGE);
     this.onScrub();
   }
@@ -102,21 +103,21 @@ class SqliteTx implements StoreTx, LeaseStatements {
 
   // A write statement changed something if it changed rows: RETURNING gives one row per changed row.
 
-  private get<R>(text: string, ...params: unknown[]): R | undefined {
+  get<R>(text: string, ...params: unknown[]): R | undefined {
     const { statement, writes } = this.sql(text);
     const row = statement.get(...params) as R | undefined;
     if (writes && row !== undefined) this.wrote = true;
     return row;
   }
 
-  private all<R>(text: string, ...params: unknown[]): R[] {
+  all<R>(text: string, ...params: unknown[]): R[] {
     const { statement, writes } = this.sql(text);
     const rows = statement.all(...params) as R[];
     if (writes && rows.length > 0) this.wrote = true;
     return rows;
   }
 
-  private run(text: string, ...params: unknown[]): Database.RunResult {
+  run(text: string, ...params: unknown[]): Database.RunResult {
     const { statement, writes } = this.sql(text);
     const result = statement.run(...params);
     if (writes && result.changes > 0) this.wrote = true;
@@ -610,19 +611,6 @@ class Batch {
   scheduled = false;
 }
 
-/**
- * Creates the database file 0600 before SQLite opens it (its -wal and -shm files copy the main file's mode).
- * An existing file is not opened: closing any descriptor of a file drops every POSIX lock this process holds
- * on it, and another store in this process may hold SQLite's.
- */
-function createPrivately(path: string): void {
-  try {
-    closeSync(openSync(path, "wx", 0o600));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
-}
-
 /** Like the runtime's default logger: secrets masked (a path may hold anything). */
 const stderrWarn = (message: string) => void process.stderr.write(`gatehouse: ${maskSecrets(message)}\n`);
 
@@ -638,6 +626,7 @@ const stderrWarn = (message: string) => void process.stderr.write(`gatehouse: ${
 class SqliteBackend implements StoreBackend {
   readonly kind = "sqlite" as const;
   readonly defaultTranscriptDir: string;
+  readonly service: SqliteServiceTables;
   private readonly db: Database.Database;
   private readonly tx: SqliteTx;
   private readonly control: Record<"begin" | "beginImmediate" | "commit", Database.Statement>;
@@ -650,8 +639,7 @@ class SqliteBackend implements StoreBackend {
 
   constructor(path: string, leaseOptions: RunLeaseOptions, warn: (message: string) => void = stderrWarn) {
     const dir = dirname(path);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    createPrivately(path);
+    makeStorePrivate(path);
     // The only connection: every write, run leases included, goes through it, so secure_delete covers all.
     this.db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
     try {
@@ -700,6 +688,10 @@ class SqliteBackend implements StoreBackend {
       leaseOptions,
     );
     this.defaultTranscriptDir = join(dir, "transcripts");
+    this.service = new SqliteServiceTables({
+      read: (fn) => this.read(async () => fn(this.tx)),
+      write: (fn) => this.write(async () => fn(this.tx)),
+    });
   }
 
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {

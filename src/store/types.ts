@@ -1,4 +1,5 @@
 import type { Message, Part, Role } from "../core/message.js";
+import type { ServiceTables } from "./service.js";
 
 export type { Message, Part, Role };
 
@@ -267,6 +268,8 @@ export type StoreKind = "sqlite" | "postgres" | "memory";
  */
 export interface SessionStore {
   readonly kind: StoreKind;
+  /** What `gatehouse serve` keeps beside the sessions, in the same database (keys, owners, run steps, …). */
+  readonly service: ServiceTables;
 
   createSession(input?: CreateSessionInput): Promise<Session>;
   getSession(id: string): Promise<Session | undefined>;

@@ -35,12 +35,12 @@ export async function startTestServer(
   } = {},
 ): Promise<TestServer> {
   const storeOptions: StoreOptions = options.store ?? { kind: "memory" };
+  const store = await openStore(storeOptions);
   const service = await openService({
-    store: storeOptions,
+    store,
     ...(options.config ? { config: options.config } : {}),
     ...(options.console ? { console: options.console } : {}),
   });
-  const store = await openStore(storeOptions);
   const built = testGatehouse(script, {
     store,
     approver: service.approver,

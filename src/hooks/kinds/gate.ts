@@ -1,3 +1,4 @@
+import { categorySlug } from "../../core/identifiers.js";
 import { GateResultSchema } from "../catalog.js";
 import type { Status } from "../invoke.js";
 import { readResult, UnreadableResult } from "../plain-data.js";
@@ -27,11 +28,13 @@ class Gate extends Sequence<GateOutcome> {
       if (parsed?.success) {
         const decision = parsed.data;
         if (decision.outcome === "pass") return CONTINUE;
+        const category = categorySlug(decision.category);
         return {
           outcome: "block",
           by: attribution(registration, "decision"),
           ...(decision.message === undefined ? {} : { message: decision.message }),
-          ...(decision.category === undefined ? {} : { category: decision.category }),
+          // Any text a plugin gave, as the store keeps it: a category it cannot spell never costs the block.
+          ...(category === undefined ? {} : { category }),
         };
       }
       const closed = registration.failure === "closed";

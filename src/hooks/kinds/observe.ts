@@ -28,7 +28,7 @@ class Observers implements Waiter {
       this.pending = 1;
       for (const registration of d.registrations) {
         this.pending++;
-        if (invoke(registration, d.event, d.run, this, this.answer) !== PENDING)
+        if (invoke(registration, d.event, d.run, this, this.answer, d.deadlines) !== PENDING)
           this.resume(registration, this.answer.status, this.answer.value);
       }
     } catch (error) {

@@ -73,7 +73,7 @@ export abstract class Sequence<T> implements Waiter {
         const registration = registrations[this.index++] as Registration;
         if (this.skips(registration)) continue;
         // The answer comes back through `resume`, which calls `next` again.
-        if (invoke(registration, this.event(), run, this, answer) === PENDING) return;
+        if (invoke(registration, this.event(), run, this, answer, this.d.deadlines) === PENDING) return;
         const { status, value } = answer;
         answer.value = undefined;
         const outcome = status === "cancelled" ? this.cancelled(registration) : this.step(registration, status, value);

@@ -1,4 +1,5 @@
 import type { HookName, HookSpec } from "../catalog.js";
+import type { Deadlines } from "../deadlines.js";
 import { compileFastParse, type FastParse } from "../fast-parse.js";
 import { readResult, UnreadableResult } from "../plain-data.js";
 import type { Registration } from "../registry.js";
@@ -19,6 +20,8 @@ export interface Dispatch {
   readonly event: Readonly<Record<string, unknown>>;
   readonly run: RunContext;
   readonly failures: FailureLog;
+  /** The engine's handler deadlines. */
+  readonly deadlines: Deadlines;
   /** The hook's shortcut past zod for plain results (see fast-parse.ts), if its schema has one. */
   readonly fastParse: FastParse | undefined;
 }

@@ -36,8 +36,11 @@ function sameText(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/** Whether the request may change something (anything but GET, HEAD, OPTIONS). */
+export const changesState = (request: Pick<FastifyRequest, "method">): boolean => !SAFE_METHODS.has(request.method);
+
 /** Whether the request's Origin (when the browser sent one) is this server. */
-function sameOrigin(request: FastifyRequest): boolean {
+export function sameOrigin(request: FastifyRequest): boolean {
   const origin = request.headers.origin;
   if (origin === undefined) return true;
   try {
@@ -70,7 +73,7 @@ export async function consoleIdentity(ctx: ServerContext, request: FastifyReques
     if (key && key.revokedAt === null) identity = { principal: key.principal, admin: key.admin, keyId: key.id };
   }
   if (identity === undefined) return undefined;
-  if (!SAFE_METHODS.has(request.method)) {
+  if (changesState(request)) {
     const csrf = request.headers[CSRF_HEADER];
     if (typeof csrf !== "string" || !sameText(csrf, login.csrf) || !sameOrigin(request))
       throw new HttpError(403, "permission_error", "csrf_failed", "Missing or wrong CSRF token.");
@@ -86,6 +89,12 @@ function setLoginCookie(request: FastifyRequest, reply: FastifyReply, token: str
     secure: request.protocol === "https",
     maxAge: Math.floor(maxAgeMs / 1000),
   });
+}
+
+/** Before the body is read: another site's page may not log in or out (its body is not even looked at). */
+async function refuseCrossOrigin(request: FastifyRequest): Promise<void> {
+  if (!sameOrigin(request))
+    throw new HttpError(403, "permission_error", "cross_origin", "Cross-origin request refused.");
 }
 
 /** POST /console/login, GET /console/me, POST /console/logout. */
@@ -104,10 +113,9 @@ export function loginRoutes(app: FastifyInstance, ctx: ServerContext): void {
         body: LoginBody,
         response: { 200: LoginSchema, 401: ErrorSchema, 403: ErrorSchema },
       },
+      preValidation: refuseCrossOrigin,
     },
     async (request, reply) => {
-      if (!sameOrigin(request))
-        return sendError(reply, new HttpError(403, "permission_error", "cross_origin", "Cross-origin login refused."));
       const key = request.body.key?.trim();
       const identity = key
         ? await identityOf(ctx.records, key)
@@ -157,6 +165,7 @@ export function loginRoutes(app: FastifyInstance, ctx: ServerContext): void {
         tags,
         response: { 204: z.null().describe("Logged out."), 403: ErrorSchema },
       },
+      preValidation: refuseCrossOrigin,
     },
     async (request, reply) => {
       const token = loginToken(request);
