@@ -35,7 +35,7 @@ export const CLAUDE_CODE_EVENTS: readonly CompatRow[] = [
   ok("PreToolUse"),
   differs(
     "PermissionRequest",
-    "runs when a call would ask (docs/permissions.md) and for a remembered allow; exit 2 denies; `continue: false` denies without ending the run",
+    "runs when a call would ask (docs/permissions.md) and for a remembered allow, but not for a PreToolUse `ask` with nobody to ask (as in `claude -p`); exit 2 denies; `continue: false` denies without ending the run",
   ),
   differs("PostToolUse", '`decision: "block"` withholds the output instead of adding the reason next to it'),
   differs("PostToolUseFailure", "can block: the failure's output is withheld"),
@@ -48,7 +48,7 @@ export const CLAUDE_CODE_EVENTS: readonly CompatRow[] = [
   ok("StopFailure"),
   differs(
     "PermissionDenied",
-    "fires for every denial of the permission check (a rule, the mode, nobody to ask, the person, a PermissionRequest deny), not only auto mode's (Gatehouse has none)",
+    "fires for every denial of the permission check (a rule, the mode, nobody to ask, the person, a PermissionRequest deny), not only auto mode's (Gatehouse has none); not for a PreToolUse `ask` refused with nobody to ask, as in `claude -p`",
   ),
   differs(
     "PostToolBatch",

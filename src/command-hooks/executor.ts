@@ -144,7 +144,8 @@ export async function runCommandHandler(
 
 type Collected = Omit<HandlerOutcome, "durationMs" | "verdict">;
 
-function commandLineOf(def: CommandHandlerDef | HttpHandlerDef | McpToolHandlerDef): string {
+/** The handler as one line: the command with its arguments, the URL, or the MCP tool. */
+export function commandLineOf(def: CommandHandlerDef | HttpHandlerDef | McpToolHandlerDef): string {
   if (def.type === "http") return def.url;
   if (def.type === "mcp_tool") return mcpToolName(def.server, def.tool);
   return def.args === undefined ? def.command : [def.command, ...def.args].join(" ");

@@ -8,7 +8,7 @@ import { type MergedVerdict, runCommandHooks } from "./dispatch.js";
 import { hookEnv } from "./env.js";
 import { createEnvFile } from "./env-file.js";
 import { type CommandHookEvent, notificationTypeOf } from "./events.js";
-import type { McpToolCaller } from "./executor.js";
+import { commandLineOf, type McpToolCaller } from "./executor.js";
 import { buildPayload, type EventInputs, type PermissionMode } from "./payload.js";
 import type { AgentEvaluator, PromptEvaluator, UsageSink } from "./prompt-handler.js";
 import { reportRuns } from "./report.js";
@@ -207,7 +207,12 @@ export function createCommandHooksPlugin(
             // `continue: false` stops the agent (Claude Code): the call does not run, and the run ends after this step.
             if (v.continue === false) return { block: true, blockReason: stoppedReasonOf(v), stopRun: stopRunOf(v) };
             // A blocked call gets no after_tool_call: its context would wait there for nothing.
-            if (blocks(v)) return { block: true, blockReason: reasonOf(v) };
+            if (blocks(v)) {
+              const speaksClaude = v.decidedBy === undefined || v.decidedBy.dialect.startsWith("claude");
+              // Claude Code's words for Claude Code hooks; another agent's hooks keep Gatehouse's notice.
+              const message = speaksClaude ? { blockMessage: preToolUseError(e.toolName, v, secrets.mask) } : {};
+              return { block: true, blockReason: reasonOf(v), ...message };
+            }
             if (v.additionalContext) {
               const ofRun = toolContext.get(ctx.runId) ?? new Map<string, string>();
               toolContext.set(ctx.runId, ofRun.set(e.toolCallId, v.additionalContext));
@@ -217,7 +222,14 @@ export function createCommandHooksPlugin(
               // allow skips the permission prompt (never a deny rule); ask forces one.
               ...(v.decision === "allow" ? { permissionDecision: "allow" as const } : {}),
               ...(v.decision === "ask"
-                ? { permissionDecision: "ask" as const, requireApproval: { title: v.reason ?? `Allow ${e.toolName}?` } }
+                ? {
+                    permissionDecision: "ask" as const,
+                    requireApproval: {
+                      title: v.reason ?? `Allow ${e.toolName}?`,
+                      // With no one to ask, Claude Code refuses the call and the model reads the hook's reason.
+                      unattended: v.reason === undefined ? {} : { reason: v.reason },
+                    },
+                  }
                 : {}),
             };
           },
@@ -466,6 +478,26 @@ function stopFailureError(failure: { kind: string; status?: number } | undefined
 }
 
 /** Per run: a tool call id is the model's, and two runs may reuse one. */
+
+/**
+ * What the model reads for a call a PreToolUse hook blocked, in Claude Code's words:
+ * `PreToolUse:<tool> hook error: [<command>]: <stderr>` for exit 2, `… hook error: <reason>` for JSON.
+ */
+const preToolUseError = (toolName: string, v: MergedVerdict, mask: (text: string) => string) =>
+  `PreToolUse:${toolName} hook error: ${exitBlockOf(v, mask) ?? v.reason ?? HOOK_BLOCK_REASON}`;
+
+/**
+ * A block by exit 2 whose reason is its stderr, quoted as Claude Code quotes it: the command (its
+ * withheld variables' values masked) and the stderr with its final newline.
+ */
+function exitBlockOf(v: MergedVerdict, mask: (text: string) => string): string | undefined {
+  const def = v.decidedBy?.definition;
+  const run = v.runs.find((r) => r.handler === v.decidedBy);
+  if (def?.type !== "command" || run?.outcome.exitCode !== 2) return undefined;
+  const { stderr } = run.outcome;
+  if (v.reason === undefined || v.reason !== stderr.trim()) return undefined;
+  return `[${mask(commandLineOf(def))}]: ${v.reason}${stderr.endsWith("\n") ? "\n" : ""}`;
+}
 
 /** What a `continue: false` hook shows the user: its `stopReason` (never shown to the model). */
 const stopRunOf = (v: MergedVerdict) => (v.stopReason === undefined ? {} : { message: v.stopReason });

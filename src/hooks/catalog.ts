@@ -122,6 +122,14 @@ const approvalRequest = z
     title: z.string().min(1),
     description: z.string().optional(),
     timeoutMs: z.number().int().positive().optional(),
+    /**
+     * Claude Code's headless PreToolUse `ask`: where no one can be asked, the call is refused at
+     * once (no permission_request, no permission_denied), and the model reads `reason`.
+     */
+    unattended: z
+      .object({ reason: z.string().min(1).optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -419,6 +427,10 @@ export const HOOKS = {
           .string()
           .optional()
           .describe("alias of message: user-safe; the model sees it as the tool's error"),
+        blockMessage: z
+          .string()
+          .optional()
+          .describe("user-safe; the model's whole text for the blocked call, in place of Gatehouse's notice"),
         requireApproval: approvalRequest.optional(),
         stopRun,
         permissionDecision: z
@@ -434,6 +446,7 @@ export const HOOKS = {
       params: chain,
       block: latch,
       blockReason: first,
+      blockMessage: first,
       requireApproval: first,
       stopRun: first,
       permissionDecision: { rule: "rank", order: ["ask", "allow"] },

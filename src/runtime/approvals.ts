@@ -11,7 +11,12 @@ export interface PermissionAsk {
   readonly params: unknown;
   readonly decision: PermissionDecision;
   /** A `before_tool_call` hook's `requireApproval`: its question for the person asked. */
-  readonly approval?: { readonly title: string; readonly description?: string; readonly timeoutMs?: number };
+  readonly approval?: {
+    readonly title: string;
+    readonly description?: string;
+    readonly timeoutMs?: number;
+    readonly unattended?: { readonly reason?: string };
+  };
 }
 
 /** What the ask came to: the call runs (with `params` when a hook rewrote them), or a denial. */
@@ -22,6 +27,8 @@ export type PermissionOutcome =
       readonly denial: PermissionDenial;
       readonly message?: string;
       readonly interrupt?: boolean;
+      /** The denial is the hook's own answer: `permission_denied` does not fire for it. */
+      readonly final?: boolean;
     };
 
 /** Who decided, in the audit trail, when nobody but Gatehouse's own rules did. */
@@ -51,6 +58,13 @@ export async function settlePermission(
   }
   if (decision.behavior === "deny") return deny(deps, state, ask, decision.by === "mode" ? "mode" : "rule", RULES);
 
+  // Claude Code without anyone to ask (`-p`): a PreToolUse ask is refused there and then, with the
+  // hook's reason for the model; neither PermissionRequest nor PermissionDenied hooks hear of it.
+  const unattended = ask.approval?.unattended;
+  if (decision.behavior === "ask" && unattended && !deps.approver) {
+    const outcome = await deny(deps, state, ask, "nobody", NOBODY);
+    return { ...outcome, ...(unattended.reason ? { message: unattended.reason } : {}), final: true };
+  }
   // A hook's ask comes back whatever rule is added: "always" is offered only for the rules' own asks.
   const suggestions =
     decision.by === "hook" ? [] : deps.permissions.suggestRules(ask.toolName, ask.params, state.sessionId);
@@ -194,7 +208,7 @@ async function deny(
   suggestions?: readonly string[],
   /** Who keeps the record: `permission` (rules, modes, nobody to ask), `approval` (the approver's answer), none (the engine did). */
   hook: "permission" | "approval" | null = "permission",
-): Promise<PermissionOutcome> {
+): Promise<Extract<PermissionOutcome, { allowed: false }>> {
   const { rule } = ask.decision;
   const denial: PermissionDenial = {
     toolName: ask.toolName,

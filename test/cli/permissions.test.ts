@@ -204,6 +204,31 @@ describe("permissions in gatehouse run", { concurrency: 4 }, () => {
     assert.equal(await readFile(join(cwd, "npm-ran"), "utf8"), "test\ntest again\n", "nothing more ran");
   });
 
+  test("a PreToolUse ask with no one to ask is refused with the hook's reason; PermissionRequest and PermissionDenied never hear of it", async () => {
+    const command = (line: string) => [{ hooks: [{ type: "command", command: line }] }];
+    const ask = { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "ASK-REASON" };
+    const settings = {
+      permissions: { allow: ["Bash"] },
+      hooks: {
+        PreToolUse: command(`echo '${JSON.stringify({ hookSpecificOutput: ask })}'`),
+        PermissionRequest: command("echo request >> fired.log"),
+        PermissionDenied: command("echo denied >> fired.log"),
+      },
+    };
+    const { cwd, run } = await project({
+      "s.json": bashScript("npm test"),
+      "gatehouse.json": { model: "scripted:s.json" },
+    });
+    const r = jsonOf(await run(["--settings", JSON.stringify(settings)]));
+    assert.equal(r.reply, "said: ASK-REASON", "the model read the hook's reason, as in Claude Code");
+    assert.deepEqual(
+      r.permissionDenials.map((d) => [d.reason, d.toolName]),
+      [["nobody", "Bash"]],
+    );
+    assert.equal(existsSync(join(cwd, "npm-ran")), false, "the call did not run");
+    assert.equal(existsSync(join(cwd, "fired.log")), false, "no PermissionRequest, no PermissionDenied");
+  });
+
   test("a Read deny rule also keeps Grep and Glob of the folder, and a symbolic link, from the denied file", async () => {
     const answer = (match: string, name: string, input: object) => ({
       match,

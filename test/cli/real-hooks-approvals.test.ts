@@ -32,12 +32,12 @@ describe("@torka/claude-qol@0.3.0 auto-approve (PreToolUse allow / deny / ask) r
     assert.deepEqual(qolDecisions(cwd), ["deny"]);
   });
 
-  test("ask defers to Gatehouse's approval: refused without a terminal, run once the user says yes", async () => {
+  test("ask defers to Gatehouse's approval: refused with the hook's reason without a terminal, run once the user says yes", async () => {
     const refused = await project("sh deploy.sh");
     const r = await gatehouse(["run", "-p", "deploy"], { cwd: refused });
     assert.equal(r.code, 0, r.stderr);
-    // The refusal's wording is Gatehouse's (it names the rule or mode once there are rules).
-    assert.match(r.stdout, /^model read: .*(not approved|was denied)/);
+    // As in Claude Code with nobody to ask (`claude -p`): the model reads the hook's own reason.
+    assert.equal(r.stdout, "model read: Command not in allowlist: sh deploy.sh\n");
     assert.equal(existsSync(join(refused, "deployed")), false);
     assert.deepEqual(qolDecisions(refused), ["ask"]);
 
@@ -70,10 +70,12 @@ describe("vibesafu@0.1.27 (PermissionRequest) answers the approvals another hook
     return { cwd, home };
   };
 
-  test("a command it finds safe is approved by the hook: it runs with nobody to ask", async () => {
+  test("a command it finds safe is approved by the hook: it runs and the user is never asked", async () => {
     const { cwd, home } = await project("sh deploy.sh");
-    const r = await gatehouse(["run", "-p", "deploy"], { cwd, env: { HOME: home } });
+    // On a terminal: with nobody to ask, Claude Code refuses a PreToolUse ask before any PermissionRequest.
+    const r = await gatehouseOnTerminal(["run", "-p", "deploy"], { cwd, env: { HOME: home, NO_COLOR: "1" } });
     assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stdout + r.stderr, /\[y\]es once/);
     assert.equal(existsSync(join(cwd, "deployed")), true);
     assert.deepEqual(qolDecisions(cwd), ["ask"], "the approval was asked for");
   });

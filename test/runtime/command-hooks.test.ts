@@ -94,6 +94,25 @@ describe("Claude Code command hooks in runs (the Code Puppy claims, end to end)"
     assert.match(result.reply ?? "", /forbidden input/);
   });
 
+  test("a PreToolUse block reads to the model in Claude Code's words; a secret in the hook's command is masked", async () => {
+    const blockedBy = async (command: string) => {
+      const hooks = { PreToolUse: [{ matcher: "Echo", hooks: [{ type: "command", command }] }] };
+      const { gatehouse } = testGatehouse(echo("x"), {
+        env: { ...process.env, OPENAI_API_KEY: "sk-should-not-leak" },
+        commandHooks: { load: { homeDir: tmpdir(), cliSettings: JSON.stringify({ hooks }) } },
+      });
+      return (await gatehouse.run({ prompt: "go" })).reply;
+    };
+    const exit2 = "echo 'EXIT2-REASON: not allowed' >&2; exit 2 # sk-should-not-leak";
+    assert.equal(
+      await blockedBy(exit2),
+      "final: PreToolUse:Echo hook error: [echo 'EXIT2-REASON: not allowed' >&2; exit 2 # ****]: EXIT2-REASON: not allowed\n",
+    );
+    const deny = { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "DENY-REASON" };
+    const json = `echo '${JSON.stringify({ hookSpecificOutput: deny })}'`;
+    assert.equal(await blockedBy(json), "final: PreToolUse:Echo hook error: DENY-REASON");
+  });
+
   test("a secret in a tool's output is withheld: the reply and every later payload lack it", async () => {
     const { gatehouse, payloads, store } = withHooks(echo("SECRET-4242"));
     const result = await gatehouse.run({ prompt: "go" });

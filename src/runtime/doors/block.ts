@@ -23,6 +23,8 @@ export type Block =
       readonly toolCallId: string;
       /** The hook's `blockReason`: what the model reads. */
       readonly reason: string | undefined;
+      /** The hook's `blockMessage`: the model's whole text, in place of Gatehouse's notice. */
+      readonly message?: string;
     }
   /**
    * A tool hook's `stopRun` (Claude Code's `continue: false`): the run ends after the step, its
@@ -50,7 +52,7 @@ export async function applyBlock(deps: RuntimeDeps, state: RunState, block: Bloc
   const { by } = block;
   switch (block.kind) {
     case "tool-call": {
-      const message = notices.toolBlocked(block.toolName, by.pluginId, block.reason);
+      const message = block.message ?? notices.toolBlocked(block.toolName, by.pluginId, block.reason);
       state.emitText({ type: "tool-blocked", toolCallId: block.toolCallId, toolName: block.toolName, message });
       return message;
     }

@@ -240,7 +240,8 @@ async function runToolCall(
   noteStop(state, pre);
   if (pre.result.block) {
     const by = pre.decidedBy as NonNullable<typeof pre.decidedBy>;
-    const block = { kind: "tool-call", by, toolName, toolCallId, reason: pre.result.blockReason } as const;
+    const { blockReason: reason, blockMessage: message } = pre.result;
+    const block = { kind: "tool-call", by, toolName, toolCallId, reason, ...(message ? { message } : {}) } as const;
     return { output: await applyBlock(deps, state, block), isError: true };
   }
   if (pre.result.params !== undefined) {
@@ -263,6 +264,7 @@ async function runToolCall(
   });
   if (!permission.allowed) {
     if (permission.interrupt) state.interrupt(permission.denial);
+    if (permission.final) return notRun(permission.message ?? denialNotice(permission.denial));
     return await denied(permission.denial, permission.message);
   }
   if (permission.params !== undefined) {
