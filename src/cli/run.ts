@@ -5,6 +5,7 @@ import { type LoadedSources, loadSources, permissionPolicy } from "../assembly/s
 import { type Diagnostic, formatDiagnostic } from "../command-hooks/diagnostics.js";
 import { MODEL_ENV, type ResolvedSettings } from "../config/index.js";
 import type { GatehouseConfig } from "../config/schema.js";
+import { untrustedNotice, type WorkspaceTrust } from "../config/trust.js";
 import { ModelSpecError } from "../models/errors.js";
 import type { PermissionPolicy } from "../permissions/index.js";
 import { denialText } from "../runtime/doors/tool.js";
@@ -132,6 +133,8 @@ export interface PreparedGatehouse {
   readonly commandHooks: ResolvedSettings["commandHooks"];
   /** The permission rules and mode every tool call is checked against. */
   readonly permissions: PermissionPolicy;
+  /** Whether the project's own settings may loosen the policy (docs/trust.md). */
+  readonly trust: WorkspaceTrust;
 }
 
 /** Checks the flags and reads the configuration; every problem is a `CliStop` (exit 2). */
@@ -143,10 +146,11 @@ export async function prepareGatehouse(
   checkId("--session", flags.session);
   if (flags.model !== undefined && flags.model.trim() === "") throw new Stop(EXIT.usage, "--model: empty model spec");
   const maxSteps = maxTurnsOf(flags.maxTurns);
-  const { config, file, settings } = await loadProject(flags, io);
+  const { config, file, settings, trust } = await loadProject(flags, io);
   const { model } = settings;
   if (model === undefined) throw new Stop(EXIT.usage, NO_MODEL);
-  const sources = readSources({ config, ...(file === undefined ? {} : { file }), settings }, flags, io, log);
+  const sources = readSources({ config, ...(file === undefined ? {} : { file }), settings, trust }, flags, io, log);
+  if (!trust.trusted) log.warn(untrustedNotice(trust));
   const { load: _, ...rest } = settings.commandHooks;
   const commandHooks = { ...rest, handlers: [...(rest.handlers ?? []), ...sources.commandHooks.handlers] };
   const permissions = permissionPolicy(sources.permissions, io.cwd);
@@ -161,6 +165,7 @@ export async function prepareGatehouse(
     settings: { ...settings, model, runtime },
     commandHooks,
     permissions,
+    trust,
   };
 }
 
@@ -232,7 +237,12 @@ export async function openGatehouse(
  * `hooks`, `permissions` and the console read them the same way.
  */
 export function readSources(
-  { config, file, settings }: { config: GatehouseConfig; file?: string; settings: ResolvedSettings },
+  {
+    config,
+    file,
+    settings,
+    trust,
+  }: { config: GatehouseConfig; file?: string; settings: ResolvedSettings; trust?: WorkspaceTrust },
   flags: GatehouseFlags,
   io: Pick<CliIO, "cwd">,
   log: Pick<CliLogger, "error" | "warn">,
@@ -247,7 +257,11 @@ export function readSources(
       file: file ?? "gatehouse.json",
       ...(config.permissions === undefined ? {} : { permissions: config.permissions }),
     },
-    permissions: permissionFlagsOf(flags),
+    permissions: {
+      ...permissionFlagsOf(flags),
+      // Where the project is not trusted, its settings files apply only what tightens.
+      ...(trust === undefined || trust.trusted ? {} : { untrustedFiles: trust.paths }),
+    },
     envPolicy: settings.envPolicy,
   });
   const shown = (d: Diagnostic) => formatDiagnostic({ ...d, file: projectRelative(io.cwd, d.file) });
