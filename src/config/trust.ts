@@ -8,9 +8,9 @@ import { CONFIG_FILE } from "./load.js";
 
 /**
  * Workspace trust (docs/trust.md): whether the settings files a project brings may loosen the
- * policy. Trust is recorded per project, by the SHA-256 of those files, in the user's
- * `trusted-projects.json` (as Codex records trusted projects in its user config); a change to
- * any of them, a file added or removed included, makes the project untrusted again.
+ * policy. Trust is recorded per project, by the SHA-256 of what those files loosen, in the
+ * user's `trusted-projects.json` (as Codex records trusted projects in its user config); any
+ * change to it, a file or key added or removed included, makes the project untrusted again.
  */
 
 /** Set to 1 (or true, yes) to trust the project for one process, as `gatehouse trust --yes` does for good. */
@@ -72,7 +72,7 @@ export function workspaceTrust(input: TrustInput): WorkspaceTrust {
   const key = realpathOr(input.projectDir);
   const paths = trustGatedPaths(input);
   const files = gatedFiles(paths, input);
-  const fingerprint = fingerprintOf(paths, key);
+  const fingerprint = fingerprintOf(files, key);
   const store = trustStoreFile(input.env, input.homeDir);
   const base = { key, fingerprint, paths, files, store };
   if (/^(1|true|yes)$/i.test(input.env[TRUST_ENV]?.trim() ?? "")) return { ...base, trusted: true, reason: "env" };
@@ -88,7 +88,7 @@ export function recordTrust(trust: Pick<WorkspaceTrust, "key" | "fingerprint" | 
   const projects = readStore(trust.store, true);
   projects[trust.key] = {
     sha256: trust.fingerprint,
-    files: trust.files.map((f) => f.name),
+    files: trust.files.filter((f) => f.held.length > 0).map((f) => f.name),
     trustedAt: new Date().toISOString(),
   };
   mkdirSync(dirname(trust.store), { recursive: true, mode: 0o700 });
@@ -139,8 +139,7 @@ function gatedFiles(paths: readonly string[], input: TrustInput): GatedFile[] {
       file === input.projectConfigFile
         ? untrustedGatehouseConfig(typeof root === "object" && root !== null ? root : {})
         : untrustedProjectSettings(root);
-    const name = file.startsWith(`${input.projectDir}/`) ? file.slice(input.projectDir.length + 1) : file;
-    return [{ file, name, held }];
+    return [{ file, name: nameIn(input.projectDir, file), held }];
   });
 }
 
@@ -172,17 +171,16 @@ function localSettingsFromRepository(projectDir: string): boolean {
   }
 }
 
-function fingerprintOf(files: readonly string[], key: string): string {
+/**
+ * Over what each file would loosen (its name in the project, each held key and its whole value):
+ * editing a deny rule, a hook or the model does not ask again; any change to what loosens does.
+ */
+function fingerprintOf(files: readonly GatedFile[], key: string): string {
   const hash = createHash("sha256").update(`gatehouse-trust-v1\0${key}\0`);
   for (const file of files) {
-    let content: Buffer | undefined;
-    try {
-      content = readFileSync(file);
-    } catch {
-      content = undefined;
-    }
-    hash.update(`${file}\0${content === undefined ? "absent" : `${content.length}`}\0`);
-    if (content !== undefined) hash.update(content);
+    if (file.held.length === 0) continue;
+    hash.update(`${file.name}\0${file.held.length}\0`);
+    for (const held of file.held) hash.update(`${held.key}\0${held.json.length}\0${held.json}\0`);
   }
   return hash.digest("hex");
 }
@@ -214,6 +212,10 @@ function readStore(store: string, strict = false): Record<string, Recorded> {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function nameIn(projectDir: string, file: string): string {
+  return file.startsWith(`${projectDir}/`) ? file.slice(projectDir.length + 1) : file;
+}
 
 function realpathOr(path: string): string {
   try {

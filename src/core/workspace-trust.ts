@@ -14,6 +14,8 @@ export interface HeldSetting {
   readonly key: string;
   /** What it would grant: the rules, names or value, shortened. */
   readonly value: string;
+  /** The whole value as JSON: what trust is recorded for. */
+  readonly json: string;
 }
 
 export interface TrustGated<T> {
@@ -57,7 +59,7 @@ export function untrustedProjectSettings(settings: unknown): TrustGated<unknown>
   if (isObject(settings.permissions)) out.permissions = gatePermissions(settings.permissions, "permissions", held);
   if (isObject(settings.sandbox)) out.sandbox = gateSandbox(settings.sandbox, "sandbox", held);
   else if (settings.sandbox !== undefined) {
-    held.push({ key: "sandbox", value: shorten(settings.sandbox) });
+    held.push(heldSetting("sandbox", settings.sandbox));
     delete out.sandbox;
   }
   return { settings: out, held };
@@ -75,7 +77,7 @@ export function untrustedGatehouseConfig<T extends object>(config: T): TrustGate
   const out = gated.settings as Record<string, unknown>;
   for (const key of ["plugins", "mcpServers"]) {
     if (out[key] === undefined) continue;
-    held.push({ key, value: names(out[key]) });
+    held.push({ ...heldSetting(key, out[key]), value: names(out[key]) });
     delete out[key];
   }
   const drop = (path: readonly string[]) => {
@@ -89,7 +91,7 @@ export function untrustedGatehouseConfig<T extends object>(config: T): TrustGate
     const owner = parents.at(-1) as Record<string, unknown>;
     if (owner[last] === undefined || (path.join(".") === "tools.webFetch.allowPrivateNetwork" && owner[last] !== true))
       return;
-    held.push({ key: path.join("."), value: shorten(owner[last]) });
+    held.push(heldSetting(path.join("."), owner[last]));
     // Copy each object on the way so the caller's config is left as it was.
     let copy = out;
     for (const part of path.slice(0, -1)) {
@@ -108,12 +110,12 @@ function gatePermissions(block: Record<string, unknown>, at: string, held: HeldS
   const out = { ...block };
   for (const key of ["allow", "additionalDirectories"]) {
     if (block[key] === undefined) continue;
-    held.push({ key: `${at}.${key}`, value: shorten(block[key]) });
+    held.push(heldSetting(`${at}.${key}`, block[key]));
     delete out[key];
   }
   // A mode that is not one is left for the loader to report.
   if (LOOSENING_MODES.has(block.defaultMode)) {
-    held.push({ key: `${at}.defaultMode`, value: String(block.defaultMode) });
+    held.push(heldSetting(`${at}.defaultMode`, block.defaultMode));
     delete out.defaultMode;
   }
   return out;
@@ -126,13 +128,17 @@ function gateSandbox(block: Record<string, unknown>, at: string, held: HeldSetti
       const inner: Record<string, unknown> = {};
       for (const [sub, subValue] of Object.entries(value)) {
         if (tightens(`${key}.${sub}`, subValue)) inner[sub] = subValue;
-        else held.push({ key: `${at}.${key}.${sub}`, value: shorten(subValue) });
+        else held.push(heldSetting(`${at}.${key}.${sub}`, subValue));
       }
       if (Object.keys(inner).length > 0) out[key] = inner;
     } else if (tightens(key, value)) out[key] = value;
-    else held.push({ key: `${at}.${key}`, value: shorten(value) });
+    else held.push(heldSetting(`${at}.${key}`, value));
   }
   return out;
+}
+
+function heldSetting(key: string, value: unknown): HeldSetting {
+  return { key, value: shorten(value), json: JSON.stringify(value) ?? "null" };
 }
 
 function tightens(key: string, value: unknown): boolean {

@@ -60,7 +60,13 @@ describe("workspace trust", { concurrency: 3 }, () => {
     assert.equal(p.ran(), true, "trusted, the allow rule applies");
     assert.deepEqual(notice(after), []);
 
-    // The repository changes its settings after the user trusted them: asked again.
+    // Editing what only tightens keeps the trust.
+    await put(p.cwd, ".claude/settings.json", { permissions: { allow: ["Bash"], deny: ["Bash(rm:*)"] } });
+    execFileSync("rm", [join(p.cwd, "ran")]);
+    await p.cli(["run", "-p", "go"]);
+    assert.equal(p.ran(), true, "a new deny rule does not ask again");
+
+    // The repository changes what its settings loosen after the user trusted them: asked again.
     await put(p.cwd, ".claude/settings.json", { permissions: { allow: ["Bash", "Edit"] } });
     execFileSync("rm", [join(p.cwd, "ran")]);
     const changed = await p.cli(["run", "-p", "go"]);
