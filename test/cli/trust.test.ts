@@ -53,7 +53,7 @@ describe("workspace trust", { concurrency: 3 }, () => {
     const store = JSON.parse(await readFile(join(p.home, ".config/gatehouse/trusted-projects.json"), "utf8"));
     assert.deepEqual(
       Object.values(store.projects).map((e) => (e as { files: string[] }).files),
-      [[".claude/settings.json", "gatehouse.json"]],
+      [[".claude/settings.json"]],
     );
     const after = await p.cli(["run", "-p", "go"]);
     assert.equal(after.code, 0, after.stderr);
@@ -178,6 +178,19 @@ describe("workspace trust", { concurrency: 3 }, () => {
     const status = await p.cli(["trust"]);
     assert.equal(status.code, 0, status.stderr);
     assert.match(status.stdout, /nothing to trust/);
+  });
+
+  test("gatehouse init trusts the files it writes: the example plugin loads in a fresh project", async () => {
+    const p = await clone({});
+    const init = await p.cli(["init", "agent"]);
+    assert.equal(init.code, 0, init.stderr);
+    assert.match(init.stdout, /trusted: recorded in /);
+    const run = await gatehouse(["run", "-p", "hello, I am ada@example.com"], {
+      cwd: join(p.cwd, "agent"),
+      env: { HOME: p.home, [TRUST_ENV]: "" },
+    });
+    assert.equal(run.stdout, "hello, I am [email]\n", run.stderr);
+    assert.deepEqual(notice(run), []);
   });
 
   test("a trust file that cannot be read is not overwritten", async () => {
