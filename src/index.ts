@@ -19,6 +19,7 @@ export {
   type ResolvedSettings,
   resolveSettings,
 } from "./config/index.js";
+export { recordTrust, TRUST_ENV, type WorkspaceTrust, workspaceTrust } from "./config/trust.js";
 export {
   createEnvPolicy,
   DEFAULT_ENV_POLICY,
@@ -28,6 +29,7 @@ export {
 } from "./core/env-policy.js";
 export * from "./core/message.js";
 export { maskSecrets } from "./core/secrets.js";
+export { type HeldSetting, untrustedGatehouseConfig, untrustedProjectSettings } from "./core/workspace-trust.js";
 export * from "./hooks/index.js";
 export {
   createEchoModel,

@@ -28,6 +28,11 @@ export interface PermissionOptions {
   readonly fromSettings?: boolean;
   /** gatehouse.json's `permissions` block, with the file its paths are relative to. */
   readonly config?: { readonly file: string; readonly permissions?: unknown };
+  /**
+   * Settings files whose loosening settings wait for workspace trust (docs/trust.md): only what
+   * tightens applies from them. `workspaceTrust(...).paths` of a project not trusted.
+   */
+  readonly untrustedFiles?: readonly string[];
 }
 
 export interface GatehouseOptions extends Omit<RuntimeOptions, "permissions" | "latePlugins"> {
@@ -89,6 +94,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       files,
       ...(given?.mode === undefined ? {} : { mode: given.mode }),
       ...(given?.allowBypass === undefined ? {} : { allowBypass: given.allowBypass }),
+      ...(given?.untrustedFiles === undefined ? {} : { untrustedFiles: given.untrustedFiles }),
       rules: codeRules(given),
     },
     envPolicy,

@@ -25,7 +25,7 @@ export type CommandHooksLoad = Omit<LoadCommandHookSourcesOptions, "projectDir" 
 /** The permission settings given outside the files: flags, or the library's options. */
 export type PermissionFlags = Pick<
   LoadPermissionsOptions,
-  "mode" | "allowedTools" | "disallowedTools" | "allowBypass" | "rules" | "files"
+  "mode" | "allowedTools" | "disallowedTools" | "allowBypass" | "rules" | "files" | "untrustedFiles"
 >;
 
 export interface SourcesInput {

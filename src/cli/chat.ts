@@ -124,6 +124,8 @@ export async function chatCommand(flags: ChatFlags, io: ChatIO): Promise<number>
   const log = createCliLogger(io.stderr, io.env, { verbose: flags.verbose === true });
   let close: (() => Promise<void>) | undefined;
   try {
+    // A project whose settings would loosen the policy is asked about once, before they are read.
+    await (await import("./trust.js")).confirmTrustOnTerminal(flags, io, log);
     const prepared = await prepareGatehouse(flags, io, log);
     const approvals = approverSlot();
     const tty = io.stdin.isTTY === true && io.stdout.isTTY === true;

@@ -39,6 +39,7 @@ export async function describeConfiguration(
   const project = {
     config: prepared.config,
     settings: prepared.settings,
+    trust: prepared.trust,
     ...(prepared.file === undefined ? {} : { file: prepared.file }),
   };
   const report = buildReport(prepared.settings.pluginEntries, gatehouse, [], catalog.HOOK_NAMES, (f) =>

@@ -53,5 +53,7 @@ Environment:
                           calls, tool calls, hook decisions, metadata only)
   GATEHOUSE_LOG_FORMAT    json: log lines as JSON (pino) instead of "gatehouse: ..." lines
   GATEHOUSE_CONSOLE_ASSETS  serve and console: a web console built from source, served instead
+  GATEHOUSE_TRUST_WORKSPACE  1: trust the project's settings for this process, as \`gatehouse
+                          trust --yes\` does for good (docs/trust.md); never passed to tools
   MCP_TIMEOUT             how long an MCP server has to start and answer, in ms (default 30000)
   NO_COLOR                no colors (they are used only on a terminal)`;

@@ -151,12 +151,32 @@ export async function initCommand(dir: string | undefined, io: CommandIO): Promi
     log.warn(`.gitignore: could not add .gatehouse/ (${error.code ?? String(error)}); add it yourself`);
     return undefined;
   });
+  const trusted = await trustStarterFiles(root, io).catch((error: Error) => {
+    log.warn(`the starter files are not trusted (${error.message}); run \`gatehouse trust\` in ${root}`);
+    return undefined;
+  });
   const where = dir === undefined ? "" : ` in ${dir}`;
   const created =
-    INIT_FILES.map((f) => `  ${f.path}\n`).join("") + (ignored === undefined ? "" : `  .gitignore (${ignored})\n`);
+    INIT_FILES.map((f) => `  ${f.path}\n`).join("") +
+    (ignored === undefined ? "" : `  .gitignore (${ignored})\n`) +
+    (trusted === undefined ? "" : `  trusted: recorded in ${trusted}\n`);
   const cd = dir === undefined ? "" : `\nFirst: cd ${dir}`;
   await writeOut(io.stdout, `Created${where}:\n${created}${cd}${NEXT_STEPS}`);
   return EXIT.ok;
+}
+
+/**
+ * The user just wrote these files with `init`: they are trusted (docs/trust.md), so the example
+ * plugin loads. Returns the trust file written, or undefined when nothing needed trust.
+ */
+async function trustStarterFiles(root: string, io: Pick<CommandIO, "env">): Promise<string | undefined> {
+  const [{ projectTrust }, { recordTrust, TRUST_ENV }] = await Promise.all([
+    import("./project.js"),
+    import("../config/trust.js"),
+  ]);
+  const { [TRUST_ENV]: _, ...env } = io.env;
+  const trust = projectTrust({}, { cwd: root, env }, join(root, "gatehouse.json"));
+  return trust.trusted ? undefined : recordTrust(trust);
 }
 
 /** The data folder holds conversations and input history in clear text: never committed. */

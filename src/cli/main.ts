@@ -91,6 +91,7 @@ const COMMANDS: Record<string, () => Promise<void>> = {
   mcp: async () => (await import("./mcp.js")).registerMcpCommand(program),
   permissions: async () => (await import("./permissions.js")).registerPermissionsCommand(program),
   init: async () => (await import("./init.js")).registerInitCommand(program),
+  trust: async () => (await import("./trust.js")).registerTrustCommand(program),
   serve: async () => (await import("./serve.js")).registerServeCommand(program),
   console: async () => (await import("./serve.js")).registerConsoleCommand(program),
   keys: async () => (await import("./serve.js")).registerKeysCommand(program),

@@ -1,6 +1,9 @@
 import { existsSync } from "node:fs";
-import { ConfigError, loadConfig, type ResolvedSettings, resolveSettings } from "../config/index.js";
+import { homedir } from "node:os";
+import { CONFIG_ENV, ConfigError, loadConfig, type ResolvedSettings, resolveSettings } from "../config/index.js";
 import type { GatehouseConfig } from "../config/schema.js";
+import { projectConfigFile, type WorkspaceTrust, workspaceTrust } from "../config/trust.js";
+import { untrustedGatehouseConfig } from "../core/workspace-trust.js";
 import { ModelSpecError } from "../models/errors.js";
 import type { HostLogger } from "../plugins/host.js";
 import type { Gatehouse } from "../runtime/gatehouse.js";
@@ -44,10 +47,13 @@ export interface CommandIO {
 }
 
 export interface Project {
+  /** gatehouse.json as it applies: without its loosening keys while the project is not trusted. */
   readonly config: GatehouseConfig;
   /** The config file read (absolute), if any. */
   readonly file?: string;
   readonly settings: ResolvedSettings;
+  /** Whether the project's own settings may loosen the policy (docs/trust.md). */
+  readonly trust: WorkspaceTrust;
 }
 
 /** Runs a command body: a `CliStop` becomes its message on stderr and its exit status. */
@@ -62,14 +68,36 @@ export async function runCli(io: CommandIO, body: (log: CliLogger) => Promise<Ex
   }
 }
 
-/** gatehouse.json (or `--config`, or `GATEHOUSE_CONFIG`) read, validated and resolved; a bad one is exit 2. */
+/** The project's trust as a command sees it: its gatehouse.json is trust-gated unless a flag or the environment named it. */
+export function projectTrust(
+  flags: Pick<ProjectFlags, "config">,
+  io: Pick<CommandIO, "cwd" | "env">,
+  file: string | undefined,
+): WorkspaceTrust {
+  const named = flags.config !== undefined || Boolean(io.env[CONFIG_ENV]);
+  const configFile = projectConfigFile(io.cwd, file, named);
+  return workspaceTrust({
+    projectDir: io.cwd,
+    homeDir: io.env.HOME || homedir(),
+    env: io.env,
+    ...(configFile === undefined ? {} : { projectConfigFile: configFile }),
+  });
+}
+
+/**
+ * gatehouse.json (or `--config`, or `GATEHOUSE_CONFIG`) read, validated and resolved; a bad one
+ * is exit 2. In a project not trusted, gatehouse.json's loosening keys are left out here.
+ */
 export async function loadProject(flags: ProjectFlags, io: Pick<CommandIO, "cwd" | "env">): Promise<Project> {
   try {
-    const { config, file } = await loadConfig({
+    const loaded = await loadConfig({
       cwd: io.cwd,
       ...(flags.config === undefined ? {} : { file: flags.config }),
       env: io.env,
     });
+    const { file } = loaded;
+    const trust = projectTrust(flags, io, file);
+    const config = trust.trusted ? loaded.config : untrustedGatehouseConfig(loaded.config).settings;
     const settings = resolveSettings({
       config,
       ...(file === undefined ? {} : { file }),
@@ -79,7 +107,7 @@ export async function loadProject(flags: ProjectFlags, io: Pick<CommandIO, "cwd"
       ...(flags.dataDir === undefined ? {} : { dataDir: flags.dataDir }),
       ...(flags.settings === undefined ? {} : { settings: flags.settings }),
     });
-    return { config, ...(file === undefined ? {} : { file }), settings };
+    return { config, ...(file === undefined ? {} : { file }), settings, trust };
   } catch (error) {
     if (error instanceof ConfigError) throw new CliStop(EXIT.usage, error.message);
     throw error;

@@ -5,6 +5,7 @@ import { bashSandbox, type LoadedSources, loadSources, permissionPolicy } from "
 import { type Diagnostic, formatDiagnostic } from "../command-hooks/diagnostics.js";
 import { MODEL_ENV, type ResolvedSettings } from "../config/index.js";
 import type { GatehouseConfig } from "../config/schema.js";
+import { untrustedNotice, type WorkspaceTrust } from "../config/trust.js";
 import { ModelSpecError } from "../models/errors.js";
 import { unconfiguredModel } from "../models/unconfigured.js";
 import type { PermissionPolicy } from "../permissions/index.js";
@@ -141,6 +142,8 @@ export interface PreparedGatehouse {
   readonly permissions: PermissionPolicy;
   /** The OS sandbox the Bash tool runs commands in (docs/security.md#sandbox). */
   readonly sandbox: BashSandbox;
+  /** Whether the project's own settings may loosen the policy (docs/trust.md). */
+  readonly trust: WorkspaceTrust;
 }
 
 /** The sandbox's "unavailable" line is printed once per process (`serve` prepares once, tests many times). */
@@ -156,10 +159,11 @@ export async function prepareGatehouse(
   checkId("--session", flags.session);
   if (flags.model !== undefined && flags.model.trim() === "") throw new Stop(EXIT.usage, "--model: empty model spec");
   const maxSteps = maxTurnsOf(flags.maxTurns);
-  const { config, file, settings } = await loadProject(flags, io);
+  const { config, file, settings, trust } = await loadProject(flags, io);
   const { model } = settings;
   if (model === undefined && !options.modelOptional) throw new Stop(EXIT.usage, NO_MODEL);
-  const sources = readSources({ config, ...(file === undefined ? {} : { file }), settings }, flags, io, log);
+  const sources = readSources({ config, ...(file === undefined ? {} : { file }), settings, trust }, flags, io, log);
+  if (!trust.trusted) log.warn(untrustedNotice(trust));
   const { load: _, ...rest } = settings.commandHooks;
   const commandHooks = { ...rest, handlers: [...(rest.handlers ?? []), ...sources.commandHooks.handlers] };
   const sandbox = bashSandbox(sources.permissions, io.cwd);
@@ -182,6 +186,7 @@ export async function prepareGatehouse(
     commandHooks,
     permissions,
     sandbox,
+    trust,
   };
 }
 
@@ -254,7 +259,12 @@ export async function openGatehouse(
  * `hooks`, `permissions` and the console read them the same way.
  */
 export function readSources(
-  { config, file, settings }: { config: GatehouseConfig; file?: string; settings: ResolvedSettings },
+  {
+    config,
+    file,
+    settings,
+    trust,
+  }: { config: GatehouseConfig; file?: string; settings: ResolvedSettings; trust?: WorkspaceTrust },
   flags: GatehouseFlags,
   io: Pick<CliIO, "cwd">,
   log: Pick<CliLogger, "error" | "warn">,
@@ -269,7 +279,11 @@ export function readSources(
       file: file ?? "gatehouse.json",
       ...(config.permissions === undefined ? {} : { permissions: config.permissions }),
     },
-    permissions: permissionFlagsOf(flags),
+    permissions: {
+      ...permissionFlagsOf(flags),
+      // Where the project is not trusted, its settings files apply only what tightens.
+      ...(trust === undefined || trust.trusted ? {} : { untrustedFiles: trust.paths }),
+    },
     envPolicy: settings.envPolicy,
   });
   const shown = (d: Diagnostic) => formatDiagnostic({ ...d, file: projectRelative(io.cwd, d.file) });

@@ -3,6 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import type { SettingsDiagnostic } from "../core/diagnostic.js";
 import { jsonErrorText, locateJsonPath, parseJsonText } from "../core/json.js";
 import { lazyRequire } from "../core/lazy-require.js";
+import { untrustedProjectSettings } from "../core/workspace-trust.js";
 import { mergeSandboxSettings, type SandboxSettings } from "../sandbox/settings.js";
 import { managedSettingsFiles } from "./managed.js";
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "./policy.js";
@@ -45,6 +46,11 @@ export interface LoadPermissionsOptions {
   readonly managedSettings?: string | null;
   /** The environment `GATEHOUSE_MANAGED_SETTINGS` is read from (default: process.env). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Project files whose loosening settings wait for workspace trust (docs/trust.md): they are
+   * read through `untrustedProjectSettings`, so only what tightens applies. Default: none.
+   */
+  readonly untrustedFiles?: readonly string[];
   /** Rules given in code (the library). */
   readonly rules?: readonly { readonly behavior: PermissionBehavior; readonly rule: string }[];
 }
@@ -242,12 +248,14 @@ export function loadPermissions(opts: LoadPermissionsOptions): LoadedPermissions
 const MANAGED_ONLY = "ignored: managed settings set allowManagedPermissionRulesOnly";
 
 function readSources(opts: LoadPermissionsOptions, diagnostics: PermissionDiagnostic[]): Source[] {
-  const file = (source: string, path: string, baseDir: string): Source => ({
-    source,
-    file: path,
-    baseDir,
-    ...readJson(path, diagnostics),
-  });
+  const untrusted = new Set(opts.untrustedFiles ?? []);
+  const file = (source: string, path: string, baseDir: string): Source => {
+    const read = readJson(path, diagnostics);
+    // Positions are looked up in the text, which still holds the keys dropped here: they stay right.
+    if (untrusted.has(path))
+      return { source, file: path, baseDir, ...read, root: untrustedProjectSettings(read.root).settings };
+    return { source, file: path, baseDir, ...read };
+  };
   const sources =
     opts.files === false
       ? []

@@ -5,6 +5,9 @@ import { dirname, join } from "node:path";
 import { after } from "node:test";
 import { fileURLToPath } from "node:url";
 
+/** Set in every CLI the helpers start: the trust tests clear it. */
+export const TRUST_ENV = "GATEHOUSE_TRUST_WORKSPACE";
+
 export const MAIN = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url));
 /** tsx's loader by absolute URL, so the CLI runs from a project folder outside the repository. */
 const TSX = import.meta.resolve("tsx");
@@ -19,7 +22,10 @@ export interface CliResult {
 
 export interface CliOptions {
   readonly cwd: string;
-  /** Added to a minimal environment (PATH, HOME in the project): nothing leaks in from the test runner. */
+  /**
+   * Added to a minimal environment (PATH, HOME in the project, the project trusted): nothing leaks
+   * in from the test runner. `GATEHOUSE_TRUST_WORKSPACE: ""` leaves the project untrusted.
+   */
   readonly env?: Record<string, string>;
   /** Written to stdin, which is then closed; without it stdin is closed at once. */
   readonly input?: string;
@@ -47,7 +53,8 @@ export function runCli(preload: readonly string[], args: readonly string[], opti
     const imports = [TSX, ...preload].flatMap((m) => ["--import", m]);
     const child = spawn(process.execPath, [...imports, MAIN, ...args], {
       cwd: options.cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: options.cwd, ...options.env },
+      // The test's project is trusted (docs/trust.md) unless a test says otherwise, as the trust tests do.
+      env: { PATH: process.env.PATH ?? "", HOME: options.cwd, [TRUST_ENV]: "1", ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
