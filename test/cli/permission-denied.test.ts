@@ -70,7 +70,7 @@ describe("PermissionDenied and defer in gatehouse run", { concurrency: 4 }, () =
 
   test("nobody to ask, plan mode and a PermissionRequest deny each fire PermissionDenied", async () => {
     const cwd = await fresh({
-      "s.json": bashScript("echo hi"),
+      "s.json": bashScript("touch made-here"),
       "gatehouse.json": { model: "scripted:s.json" },
       ".claude/settings.json": recordDenied(),
     });

@@ -3,8 +3,17 @@ import { readFile } from "node:fs/promises";
 import { describe, test } from "node:test";
 
 /** What the modules main.ts loads at start-up to register commands may load themselves. */
-// terminal.ts imports nothing: the sanitizer every printer uses.
-const LIGHT = new Set(["commander", "./exit.js", "./common.js", "./format.js", "./terminal.js"]);
+// terminal.ts imports nothing: the sanitizer every printer uses; version.ts (two literals) and
+// core/text.ts (one string function) import nothing either.
+const LIGHT = new Set([
+  "commander",
+  "./exit.js",
+  "./common.js",
+  "./format.js",
+  "./terminal.js",
+  "../version.js",
+  "../core/text.js",
+]);
 const MODULES = ["sessions", "audit", "plugins", "config", "mcp", "init", "serve", "common", "format"];
 
 /** Static imports that are loaded at run time (`import type` is erased). */

@@ -26,6 +26,8 @@ describe("secrets masked by value in tool output", { concurrency: 1 }, () => {
   test("Bash reading /proc/$PPID/environ (plain and base64), a failing command and Read of a .env reach no model request, store file or PostToolUse payload unmasked", async () => {
     const cwd = await fresh({
       ".env": `OPENAI_API_KEY=${KEY}\nNOT_SECRET=visible-control-value\n`,
+      // Masking is the line that holds where there is no sandbox (which would hide /proc/$PPID).
+      ".claude/settings.json": { sandbox: { enabled: false } },
       "gatehouse.json": {
         model: "openai:gpt-test",
         permissions: { allow: ["Bash", "Read"] },
