@@ -43,7 +43,10 @@ export function shellParserLoaded(): boolean {
   return parser !== undefined;
 }
 
-/** The syntax tree of a line, or why there is none. The caller deletes the tree. */
+/**
+ * The syntax tree of a line, or why there is none. The caller deletes the tree.
+ * @internal web-tree-sitter's types stay out of the published declarations (they need Emscripten's).
+ */
 export function parseShell(text: string): Tree | string {
   if (parser === undefined)
     return failure === undefined

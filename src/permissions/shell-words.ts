@@ -21,7 +21,10 @@ const EXPANDING = new Set([
   "brace_expression",
 ]);
 
-/** The value of one word node (`word`, `string`, `raw_string`, `ansi_c_string`, `concatenation`, …). */
+/**
+ * The value of one word node (`word`, `string`, `raw_string`, `ansi_c_string`, `concatenation`, …).
+ * @internal web-tree-sitter's types stay out of the published declarations.
+ */
 export function wordValue(node: Node): WordValue {
   switch (node.type) {
     case "word":

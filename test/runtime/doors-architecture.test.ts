@@ -25,7 +25,10 @@ const MESSAGE_WRITERS = ["appendMessage", "rewriteRun", "blockRun", "blockPrompt
  * `recordCompaction` stores a model-written summary that is history for the model only (and goes
  * with any run it covers when that run is scrubbed); `queueInjection` holds model-only context;
  * `setSessionTitle` stores a title a person or API client gave the session (the CLI's default
- * title, the first prompt, is read from the stored messages and never written here).
+ * title, the first prompt, is read from the stored messages and never written here); `service`
+ * is the server's records (keys, owners, run steps, live runs, logins: identifiers and numbers),
+ * with one exception: an approval ask keeps, while it waits, the input the approver is shown
+ * (secrets masked) — the path issue 30 moves into the tool door with the approvals.
  */
 const OTHER_STORE_METHODS = [
   "kind",
@@ -56,6 +59,7 @@ const OTHER_STORE_METHODS = [
   "writeAudit",
   "listAudit",
   "materializeTranscript",
+  "service",
   "close",
 ];
 /** Run events that carry text a user sees, and those that do not (src/runtime/types.ts). */

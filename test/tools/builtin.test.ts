@@ -30,7 +30,7 @@ describe("builtinTools", () => {
     assert.deepEqual(fields("Read"), ["file_path", "offset", "limit"]);
     assert.deepEqual(fields("Write"), ["file_path", "content"]);
     assert.deepEqual(fields("Edit"), ["file_path", "old_string", "new_string", "replace_all"]);
-    assert.deepEqual(fields("Bash"), ["command", "timeout", "description"]);
+    assert.deepEqual(fields("Bash"), ["command", "timeout", "description", "dangerouslyDisableSandbox"]);
     assert.deepEqual(fields("Glob"), ["pattern", "path"]);
     assert.ok(
       ["pattern", "path", "glob", "type", "output_mode", "-A", "-B", "-C", "-n", "-i", "head_limit"].every((f) =>
