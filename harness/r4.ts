@@ -683,7 +683,9 @@ function runCli(cli: readonly string[], args: readonly string[], cwd: string): P
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...cli, ...args], {
       cwd,
-      env: { PATH: process.env.PATH ?? "", HOME: join(cwd, "home"), NO_COLOR: "1" },
+      // The generated project is the harness's own: trusted, so its plugins and rules are read
+      // (an untrusted one would skip them, and their bad input with them; docs/trust.md).
+      env: { PATH: process.env.PATH ?? "", HOME: join(cwd, "home"), NO_COLOR: "1", GATEHOUSE_TRUST_WORKSPACE: "1" },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
