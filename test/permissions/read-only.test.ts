@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
-import {
-  loadShellParser,
-  type PermissionMode,
-  PermissionPolicy,
-  type PermissionRule,
-  parseRule,
-} from "../../src/permissions/index.js";
+import { loadShellParser, type PermissionMode, PermissionPolicy } from "../../src/permissions/index.js";
+import { projectRules } from "./helpers.js";
 
 // Claude Code's read-only Bash commands run without asking in every mode; acceptEdits approves
 // its filesystem commands inside the working directories (docs/permissions.md).
@@ -16,20 +11,7 @@ before(() => loadShellParser());
 const PROJECT = "/work/project";
 
 function policy(mode: PermissionMode, rules: Partial<Record<"allow" | "ask" | "deny", string[]>> = {}) {
-  const all: PermissionRule[] = [];
-  for (const behavior of ["allow", "ask", "deny"] as const)
-    for (const rule of rules[behavior] ?? []) {
-      const parsed = parseRule(rule, behavior);
-      assert.ok(typeof parsed !== "string");
-      all.push({
-        behavior,
-        rule,
-        parsed,
-        id: `project.${behavior}.${all.length}`,
-        source: "project",
-        baseDir: PROJECT,
-      });
-    }
+  const all = projectRules(rules, PROJECT);
   return new PermissionPolicy({ mode, rules: all, cwd: PROJECT, additionalDirectories: ["/work/shared"] });
 }
 const behavior = (p: PermissionPolicy, command: string) => p.decide("Bash", { command }, undefined).behavior;

@@ -2,13 +2,8 @@ import assert from "node:assert/strict";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { before, describe, test } from "node:test";
-import {
-  loadShellParser,
-  PermissionPolicy,
-  type PermissionRule,
-  parseRule,
-  splitCommands,
-} from "../../src/permissions/index.js";
+import { loadShellParser, PermissionPolicy, splitCommands } from "../../src/permissions/index.js";
+import { projectRules } from "./helpers.js";
 
 before(() => loadShellParser());
 
@@ -17,21 +12,7 @@ before(() => loadShellParser());
 const PROJECT = "/work/project";
 
 function policy(rules: Record<"allow" | "ask" | "deny", string[]>, mode: PermissionPolicy["mode"] = "default") {
-  const all: PermissionRule[] = [];
-  for (const behavior of ["allow", "ask", "deny"] as const)
-    for (const rule of rules[behavior]) {
-      const parsed = parseRule(rule, behavior);
-      assert.ok(typeof parsed !== "string", rule);
-      all.push({
-        behavior,
-        rule,
-        parsed,
-        id: `project.${behavior}.${all.length}`,
-        source: "project",
-        baseDir: PROJECT,
-      });
-    }
-  return new PermissionPolicy({ mode, rules: all, cwd: PROJECT });
+  return new PermissionPolicy({ mode, rules: projectRules(rules, PROJECT), cwd: PROJECT });
 }
 const none = { allow: [], ask: [], deny: [] };
 const bash = (command: string) => ({ command });
