@@ -17,6 +17,7 @@ import type { McpServersConfig } from "../tools/mcp-config.js";
 import type { Tool } from "../tools/types.js";
 import { auditInterceptor, debugInterceptor } from "./audit.js";
 import type { ModelResolver, RuntimeConfig, RuntimeDeps } from "./deps.js";
+import { Doors } from "./doors/outbox.js";
 import { recoverAbandonedRuns } from "./doors/unchecked.js";
 import { dropEvents, RunEventChannel } from "./events.js";
 import { hookAgentCall, hookMcpCall, hookModelCall, type UsageSink } from "./hook-model.js";
@@ -281,6 +282,8 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
     return {
       engine,
       store,
+      // The store's message writer, sealed for the doors: nothing else in the runtime can store text.
+      doors: new Doors(store),
       models,
       tools,
       ...(waitForTools === undefined ? {} : { waitForTools }),

@@ -3,13 +3,14 @@ import type { Attribution } from "../../hooks/types.js";
 import type { CollectedResponse, CollectedToolCall } from "../../models/collect.js";
 import { loadShellParser, withRealPath } from "../../permissions/index.js";
 import type { Tool, ToolContext } from "../../tools/types.js";
-import { recordSandboxRefusal, settlePermission, settleSandboxHost } from "../approvals.js";
 import type { RuntimeDeps } from "../deps.js";
 import { notices } from "../notices.js";
 import { modelReadText } from "../prompt.js";
 import type { RunState } from "../state.js";
 import type { ChildRunSummary, PermissionDenial } from "../types.js";
+import { recordSandboxRefusal, settlePermission, settleSandboxHost } from "./approvals.js";
 import { applyBlock } from "./block.js";
+import { outbox } from "./outbox.js";
 import { writeAssistant } from "./output.js";
 import { writeMessage } from "./persist.js";
 
@@ -105,7 +106,7 @@ async function afterBatch(
   });
   state.signal.throwIfAborted();
   noteStop(state, batch);
-  if (batch.result.additionalContext) state.context.append.push(batch.result.additionalContext);
+  if (batch.result.additionalContext) state.addContext("append", batch.result.additionalContext);
 }
 
 /**
@@ -186,13 +187,13 @@ async function runToolCall(
   const { toolName, toolCallId } = call;
   if (!tool) {
     const message = deps.tools.has(toolName) ? notices.toolNotAllowed(toolName) : notices.unknownTool(toolName);
-    state.emitText({ type: "tool-blocked", toolCallId, toolName, message });
+    outbox(deps, state).emitText({ type: "tool-blocked", toolCallId, toolName, message });
     return { output: message, isError: true };
   }
   // A hook ended the run earlier in this step: the calls after it do not start.
   if (state.stopRequest) {
     const message = notices.notRunAfterStop(toolName);
-    state.emitText({ type: "tool-blocked", toolCallId, toolName, message });
+    outbox(deps, state).emitText({ type: "tool-blocked", toolCallId, toolName, message });
     return { output: message, isError: true };
   }
   const childRuns: string[] = [];
@@ -219,7 +220,7 @@ async function runToolCall(
   let stored: unknown = call.input;
   const { permissions } = deps;
   const notRun = (message: string): ToolOutcome => {
-    state.emitText({ type: "tool-blocked", toolCallId, toolName, message });
+    outbox(deps, state).emitText({ type: "tool-blocked", toolCallId, toolName, message });
     return { output: message, isError: true };
   };
   const denied = async (denial: PermissionDenial, message?: string) =>
@@ -274,7 +275,7 @@ async function runToolCall(
     stored = params;
   }
 
-  state.emitText({ type: "tool-call", toolCallId, toolName, input: params });
+  outbox(deps, state).emitText({ type: "tool-call", toolCallId, toolName, input: params });
   started.set(toolCallId, stored);
   const startedAt = performance.now();
   let result: unknown;
@@ -380,10 +381,10 @@ async function storeResult(deps: RuntimeDeps, state: RunState, call: CollectedTo
   if (outcome.additionalContext) parts.push({ type: "text", text: outcome.additionalContext });
   const stored = await writeMessage(deps, state, { role: "tool", parts }, () => ({
     role: "tool",
-    parts: [resultPart(call, "[This tool result was not stored by policy.]", true)],
+    parts: [resultPart(call, notices.resultNotStored, true)],
   }));
   const storedResult = stored?.parts.find((p) => p.type === "tool_result");
-  state.emitText({
+  outbox(deps, state).emitText({
     type: "tool-result",
     toolCallId,
     toolName,
@@ -409,8 +410,8 @@ export async function closeDanglingToolCalls(deps: RuntimeDeps, state: RunState)
   for (const call of calls) {
     if (call.type !== "tool_call" || answered.has(call.toolCallId)) continue;
     const output = `The run ended (${state.outcome}) before this call finished.`;
-    await deps.store
-      .appendMessage({
+    await outbox(deps, state)
+      .store.appendMessage({
         sessionId: state.sessionId,
         runId: state.runId,
         role: "tool",
