@@ -113,6 +113,24 @@ describe('the persistence hooks at runtime (docs/lifecycle.md, "Whenever a messa
     assert.match(String(answer.output), /not stored by policy/);
   });
 
+  test("what before_message_write kept out reaches no later hook or event: after_tool_batch and the tool-result event see the result as stored", async () => {
+    const batches: string[] = [];
+    const guard = plugin("guard", (api) => {
+      api.on("before_message_write", (e) => (JSON.stringify(e.message).includes(OUTPUT) ? { block: true } : undefined));
+      api.on("after_tool_batch", (e) => void batches.push(JSON.stringify(e.calls)));
+    });
+    const { gatehouse } = testGatehouse(lookUpThenAnswer, { plugins: [guard], tools: [lookupTool] });
+    const events: unknown[] = [];
+    const stream = gatehouse.stream({ prompt: "q" });
+    for await (const event of stream) events.push(event);
+    assert.equal((await stream.result).outcome, "completed");
+    assert.equal(batches.length, 1);
+    assert.match(batches[0] as string, /not stored by policy/);
+    const results = events.filter((e) => (e as { type: string }).type === "tool-result");
+    assert.equal(results.length, 1);
+    for (const sink of [...batches, JSON.stringify(events)]) assert.doesNotMatch(sink, new RegExp(OUTPUT));
+  });
+
   test("a replacement carrying what the gate blocked (a call id of the model's) is stored nowhere when the gate blocks it again", async () => {
     const script = {
       runs: [{ turns: [{ toolCalls: [{ name: "Lookup", input: {}, id: "call-ID-CANARY-5" }] }, { text: "found it" }] }],

@@ -70,7 +70,10 @@ export async function runToolCalls(
     throw error;
   }
   await writeAssistant(deps, state, asRan(response.parts, started));
-  for (const [i, call] of calls.entries()) await storeResult(deps, state, call, outcomes[i] as ToolOutcome);
+  // What later hooks see of each call is what was stored: the model reads nothing else.
+  const stored: ToolOutcome[] = [];
+  for (const [i, call] of calls.entries())
+    stored.push(await storeResult(deps, state, call, outcomes[i] as ToolOutcome));
   const interrupted = state.interruptedBy;
   if (interrupted) {
     // A permission deny with `interrupt`: the run ends here, its notice delivered like any block's.
@@ -79,7 +82,7 @@ export async function runToolCalls(
     await applyBlock(deps, state, { kind: "reply", by, notice });
     return;
   }
-  if (deps.engine.hasHooks("after_tool_batch")) await afterBatch(deps, state, calls, outcomes, started);
+  if (deps.engine.hasHooks("after_tool_batch")) await afterBatch(deps, state, calls, stored, started);
 }
 
 /**
@@ -375,7 +378,13 @@ function resultPart(call: CollectedToolCall, output: unknown, isError: boolean):
   };
 }
 
-async function storeResult(deps: RuntimeDeps, state: RunState, call: CollectedToolCall, outcome: ToolOutcome) {
+/** Stores a call's result through the persistence hooks; returns the result as stored (or the notice, when nothing was). */
+async function storeResult(
+  deps: RuntimeDeps,
+  state: RunState,
+  call: CollectedToolCall,
+  outcome: ToolOutcome,
+): Promise<ToolOutcome> {
   const { toolName, toolCallId } = call;
   const parts: Part[] = [resultPart(call, outcome.output, outcome.isError)];
   if (outcome.additionalContext) parts.push({ type: "text", text: outcome.additionalContext });
@@ -384,14 +393,20 @@ async function storeResult(deps: RuntimeDeps, state: RunState, call: CollectedTo
     parts: [resultPart(call, notices.resultNotStored, true)],
   }));
   const storedResult = stored?.parts.find((p) => p.type === "tool_result");
+  // Nothing stored (the gates kept the result and its replacement out): the user is told so, not shown the output.
+  const kept =
+    storedResult?.type === "tool_result"
+      ? { output: storedResult.output, isError: storedResult.isError === true }
+      : { output: notices.resultNotStored, isError: true };
   outbox(deps, state).emitText({
     type: "tool-result",
     toolCallId,
     toolName,
-    output: storedResult?.type === "tool_result" ? storedResult.output : outcome.output,
+    output: kept.output,
     isError: outcome.isError,
     withheld: outcome.withheld === true,
   });
+  return { ...outcome, ...kept };
 }
 
 /**
