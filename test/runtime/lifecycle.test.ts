@@ -691,7 +691,7 @@ describe("slash commands", () => {
       assert.doesNotMatch(sink, /SUM-CANARY-1/);
   });
 
-  test("a compaction summary before_message_write rewrites is stored rewritten, the session's secrets masked", async () => {
+  test("a compaction summary before_message_write rewrites is stored rewritten", async () => {
     const script = {
       runs: [{ match: "^Summarize", turns: [{ text: "the summary SUM-CANARY-2" }] }, { turns: [{ text: "a" }] }],
     };

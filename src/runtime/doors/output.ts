@@ -131,11 +131,9 @@ export async function storeSummary(
       createdAt: new Date().toISOString(),
     };
     const outcome = deps.engine.emit("before_message_write", { message });
-    text = outcome.result.block
-      ? notices.summaryNotStored(covered.count)
-      : outcome.result.message
-        ? messageText(outcome.result.message)
-        : text;
+    // A rewrite that leaves no text keeps nothing of the summary either: the notice stands in.
+    const kept = outcome.result.block ? "" : outcome.result.message ? messageText(outcome.result.message).trim() : text;
+    text = kept || notices.summaryNotStored(covered.count);
   }
   const { fromSeq, toSeq } = covered;
   await outbox(deps, state).store.recordCompaction({ sessionId: state.sessionId, fromSeq, toSeq, summary: text });
