@@ -26,6 +26,7 @@ import { createGatehouse, type Gatehouse } from "../src/assembly/gatehouse.js";
 import { createScriptedModel } from "../src/models/index.js";
 import { definePlugin } from "../src/plugins/index.js";
 import { openService, type RunningServer } from "../src/server/index.js";
+import { openMemoryStore } from "../src/store/index.js";
 
 const MAIN = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
 const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
@@ -99,13 +100,15 @@ async function inProcessServer(
 // ---------------------------------------------------------------- P9
 
 async function p9(): Promise<void> {
+  // One store for the Gatehouse and the server's records, as `gatehouse serve` has.
+  const shared = await openMemoryStore();
   const service = await openService({
-    store: { kind: "memory" },
+    store: shared,
     config: { limits: { runsPerPrincipal: 64, runsPerInstance: 64 } },
   });
   const gatehouse = createGatehouse({
     model: "scripted:echo",
-    store: { kind: "memory" },
+    store: shared,
     logger: silent,
     approver: service.approver,
   });
@@ -180,11 +183,12 @@ function slowModel(chunkMs: number): LanguageModelV3 {
 
 async function sseFirstByte(): Promise<void> {
   for (const gated of [false, true]) {
-    const service = await openService({ store: { kind: "memory" } });
+    const shared = await openMemoryStore();
+    const service = await openService({ store: shared });
     const gate = definePlugin({ id: "gate", setup: (api) => api.on("before_response_emit", () => undefined) });
     const gatehouse = createGatehouse({
       model: slowModel(20),
-      store: { kind: "memory" },
+      store: shared,
       logger: silent,
       approver: service.approver,
       ...(gated ? { plugins: [gate] } : {}),

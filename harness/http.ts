@@ -1,7 +1,6 @@
 import type { Gatehouse, RunStream } from "../src/runtime/gatehouse.js";
 import type { RunEvent, RunInput, RunResult } from "../src/runtime/types.js";
 import { openService, type RunningServer } from "../src/server/index.js";
-import type { StoreOptions } from "../src/store/index.js";
 
 /**
  * `gatehouse serve` as a further surface for the harness: the scenario's Gatehouse behind the
@@ -24,12 +23,12 @@ export class HttpSurface {
     private readonly gatehouse: Gatehouse,
   ) {}
 
-  static async start(
-    gatehouse: Gatehouse,
-    store: StoreOptions,
-    onStream: (stream: RunStream) => void,
-  ): Promise<HttpSurface> {
-    const service = await openService({ store, config: { limits: { requestTimeoutMs: 600_000 } } });
+  /** Serves `gatehouse` (ready: its store open) with the server's records in that same store, as `gatehouse serve` does. */
+  static async start(gatehouse: Gatehouse, onStream: (stream: RunStream) => void): Promise<HttpSurface> {
+    const service = await openService({
+      store: gatehouse.store,
+      config: { limits: { requestTimeoutMs: 600_000 } },
+    });
     let surface: HttpSurface | undefined;
     // The server streams every run through gatehouse.stream(): its events are seen where it pushes them.
     const stream = gatehouse.stream.bind(gatehouse);

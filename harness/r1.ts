@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { notices } from "../src/runtime/notices.js";
 import type { RunResult } from "../src/runtime/types.js";
-import { openMemoryStore, type StoreOptions } from "../src/store/index.js";
+import { openMemoryStore } from "../src/store/index.js";
 import type { SessionStore } from "../src/store/types.js";
 import { captureLogger, captureSpans, captureStdio } from "./capture.js";
 import { HttpSurface } from "./http.js";
@@ -50,6 +50,8 @@ export interface ScenarioReport {
   readonly failures: readonly string[];
   /** How often the permission and retry paths were taken (see COUNTS); none for a killed scenario. */
   readonly counts: Readonly<Partial<Record<Count, number>>>;
+  /** Canaries of targets the scenario never got to write (a summary canary where nothing was compacted): not counted. */
+  readonly unreached?: readonly string[];
   readonly ms: number;
 }
 
@@ -133,6 +135,7 @@ export async function runR1(options: R1Options): Promise<R1Figures> {
       });
       byStore[scenario.store] = (byStore[scenario.store] ?? 0) + 1;
       for (const t of scenario.targets) {
+        if (report.unreached?.includes(t.canary)) continue;
         byKind[t.kind] = (byKind[t.kind] ?? 0) + 1;
         if (t.path) byPath[t.path] = (byPath[t.path] ?? 0) + 1;
       }
@@ -194,6 +197,9 @@ const MARKER_OF: Record<BlockKind, MarkerKind> = {
   "deny-rule": "permission-deny",
   "permreq-deny": "permission-deny",
   "managed-deny": "permission-deny",
+  "summary-block": "write-block",
+  "write-block": "write-block",
+  "replacement-block": "write-block",
 };
 
 /** The denials a deny rule makes: no hook that could let the call through may see its input. */
@@ -211,6 +217,9 @@ const DECIDER: Partial<Record<BlockKind, string>> = {
   "deny-rule": "permissions",
   "managed-deny": "permissions",
   "permreq-deny": "command-hooks",
+  "summary-block": "store-policy",
+  "write-block": "store-policy",
+  "replacement-block": "store-policy",
 };
 
 export interface ScenarioOptions {
@@ -282,7 +291,7 @@ async function runInProcess(scenario: Scenario, options: ScenarioOptions): Promi
     timeline.tap(gatehouse);
     if (options.surface === "http") {
       await gatehouse.ready();
-      http = await HttpSurface.start(gatehouse, surfaceStore(scenario, dir, options), (s) => timeline.tapStream(s));
+      http = await HttpSurface.start(gatehouse, (s) => timeline.tapStream(s));
     }
     const sessions = new Map<number, string>();
     for (const run of scenario.runs) {
@@ -349,6 +358,7 @@ async function runInProcess(scenario: Scenario, options: ScenarioOptions): Promi
     leaks,
     failures,
     counts,
+    unreached: unreachedSummaries(scenario, timeline),
     ms: performance.now() - started,
   };
 }
@@ -388,17 +398,6 @@ function count(
     revisions: markers.filter((m) => m.kind === "revise").length,
     "provider retries": retried,
     "summary retries": faults.summaryAttempts >= 2 ? 1 : 0,
-  };
-}
-
-/** The scenario's database as the HTTP surface's records open it (the same file, schema or memory). */
-function surfaceStore(scenario: Scenario, dir: string, options: ScenarioOptions): StoreOptions {
-  if (scenario.store === "sqlite") return { kind: "sqlite", path: join(dir, "data", "gatehouse.db") };
-  if (scenario.store === "memory") return { kind: "memory" };
-  return {
-    kind: "postgres",
-    url: options.postgresUrl as string,
-    schema: options.postgresSchema ?? `gh_r1_${process.pid}_${scenario.seed}_${scenario.index}`,
   };
 }
 
@@ -557,7 +556,7 @@ function check(scenario: Scenario, s: Sinks): Leak[] {
     scan(target, [...s.persisted, s.console, ...s.logs, s.audit, s.results]);
     const marker = findMarker(timeline, target);
     if (!marker) {
-      if (!nothingToCompact(scenario, target, s))
+      if (!nothingToCompact(scenario, target, s) && !unreachedSummaries(scenario, timeline).includes(target.canary))
         s.failures.push(`verdict did not take effect: ${target.kind} for ${target.where} in run ${target.runTag}`);
       continue;
     }
@@ -565,6 +564,10 @@ function check(scenario: Scenario, s: Sinks): Leak[] {
     if (decider && marker.pluginId !== decider)
       s.failures.push(`${target.kind} in run ${target.runTag} attributed to ${marker.pluginId}, expected ${decider}`);
     if (marker.denial) s.failures.push(...checkDenial(scenario, target, marker, s));
+    if (target.kind === "replacement-block" && !replacementRegated(timeline, marker))
+      s.failures.push(
+        `replacement-block in run ${target.runTag}: the replacement did not meet before_message_write again`,
+      );
     if (target.revisedBy && !timeline.markers().some((m) => m.kind === "revise" && m.runId === marker.runId))
       s.failures.push(`run ${target.runTag}: the draft was not sent back for revision (by ${target.revisedBy})`);
     for (const e of timeline.entries) {
@@ -656,6 +659,32 @@ function checkDenial(scenario: Scenario, target: Target, marker: Marker, s: Sink
   return problems;
 }
 
+/**
+ * A summary canary no gate ever saw: nothing was compacted in the scenario, so the summarizer
+ * never wrote it. (A summary written but stored ungated would have shown it to after_compaction.)
+ */
+function unreachedSummaries(scenario: Scenario, timeline: Timeline): string[] {
+  const canary = scenario.summaryCanary;
+  if (canary === undefined) return [];
+  return timeline.entries.some((e) => e.type === "hook" && timeline.text(e).includes(canary)) ? [] : [canary];
+}
+
+/** The tool door offered a replacement for the blocked result, and it met `before_message_write` (and was blocked) too. */
+function replacementRegated(timeline: Timeline, marker: Marker): boolean {
+  const message = (marker.event as { message?: { parts?: { toolCallId?: string }[] } }).message;
+  const id = message?.parts?.find((p) => p.toolCallId !== undefined)?.toolCallId;
+  if (id === undefined) return false;
+  return timeline
+    .markers()
+    .some(
+      (m) =>
+        m.seq > marker.seq &&
+        m.kind === "write-block" &&
+        timeline.text(m).includes(`"toolCallId":"${id}"`) &&
+        timeline.text(m).includes(notices.resultNotStored),
+    );
+}
+
 /** `/compact` with nothing to compact never shows its instructions to any gate after the input door. */
 function nothingToCompact(scenario: Scenario, target: Target, s: Sinks): boolean {
   if (target.kind !== "compact-block") return false;
@@ -666,12 +695,19 @@ function nothingToCompact(scenario: Scenario, target: Target, s: Sinks): boolean
 type Marker = Extract<Entry, { type: "marker" }>;
 
 function findMarker(timeline: Timeline, target: Target): Marker | undefined {
+  // A summary is written in whichever run compacts (a model run, or a plain /compact): found by content alone.
+  if (target.kind === "summary-block")
+    return timeline.markers().find((m) => m.kind === "write-block" && timeline.text(m).includes(target.canary));
   const runId = timeline.runIdOf(target.runTag);
   if (runId === undefined) return undefined;
   const kind = MARKER_OF[target.kind];
   const canary = target.markerCanary ?? target.canary;
   const byContent =
-    kind === "withhold" || kind === "tool-block" || kind === "call-rewrite" || kind === "permission-deny";
+    kind === "withhold" ||
+    kind === "tool-block" ||
+    kind === "call-rewrite" ||
+    kind === "permission-deny" ||
+    kind === "write-block";
   return timeline
     .markers()
     .find((m) => m.runId === runId && m.kind === kind && (!byContent || timeline.text(m).includes(canary)));

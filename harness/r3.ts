@@ -35,6 +35,10 @@ const NEVER_WRITTEN: ReadonlySet<BlockKind> = new Set([
   "deny-rule",
   "permreq-deny",
   "managed-deny",
+  // before_message_write keeps these out of the store (issue 30).
+  "summary-block",
+  "write-block",
+  "replacement-block",
 ]);
 
 export interface R3Options {

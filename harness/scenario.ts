@@ -24,8 +24,22 @@ export const BLOCK_KINDS = [
   "deny-rule",
   "permreq-deny",
   "managed-deny",
+  // Issue 30, the persistence gate: see DOOR_KINDS.
+  "summary-block",
+  "write-block",
+  "replacement-block",
 ] as const;
 export type BlockKind = (typeof BLOCK_KINDS)[number];
+
+/**
+ * Issue 30's verdicts, all `before_message_write` blocks (the `store-policy` plugin in world.ts):
+ * a compaction summary carrying a canary (`summary-block`: the summarizer writes it, the summary
+ * must be kept nowhere and a notice stored in its place), a tool output (`write-block`: its
+ * replacement is stored), and a tool output whose replacement is blocked too
+ * (`replacement-block`: the replacement must meet the gate again, and only a fixed notice is
+ * stored). Drawn from a random stream of their own, so the other kinds' scenarios stay as they were.
+ */
+export const DOOR_KINDS: readonly BlockKind[] = ["summary-block", "write-block", "replacement-block"];
 
 /**
  * The paths issue 11 found going around a gate, each a kind of scenario R1 generates and counts:
@@ -88,6 +102,9 @@ export const MARK = {
   retryHook: "RETRY-HOOK",
   revisePlugin: "REVISE-PLUGIN",
   reviseStop: "REVISE-STOP",
+  summaryBlock: "BLOCK-SUMMARY",
+  writeBlock: "BLOCK-WRITE",
+  replacementBlock: "BLOCK-REPLACEMENT",
 } as const;
 
 /**
@@ -202,6 +219,8 @@ export interface Scenario {
    * is tried again). Neither token may be kept anywhere: the failed attempt is discarded.
    */
   readonly providerFaults: { readonly steps: readonly ProviderFault[]; readonly summary?: string };
+  /** A canary the first compaction summary of the scenario carries, with `MARK.summaryBlock` (`summary-block`). */
+  readonly summaryCanary?: string;
 }
 
 export interface GenerateOptions {
@@ -232,7 +251,7 @@ const TOP_KINDS: readonly (BlockKind | undefined)[] = [
   undefined,
   undefined,
   undefined,
-  ...BLOCK_KINDS.filter((k) => k !== "compact-block" && !PER_CALL_KINDS.includes(k)),
+  ...BLOCK_KINDS.filter((k) => k !== "compact-block" && !PER_CALL_KINDS.includes(k) && !DOOR_KINDS.includes(k)),
 ];
 /** A claim's or a command's reply: no model, so no prompt-gate and nothing to withhold. */
 const REPLY_KINDS: readonly (BlockKind | undefined)[] = [
@@ -299,6 +318,8 @@ class Builder {
   private readonly store: StoreKind;
   private readonly kill: { atEmit: number } | undefined;
   private readonly commandHooks: boolean;
+  /** Issue 30's draws (DOOR_KINDS): a stream apart from `rng`. */
+  private readonly doors: Random;
 
   constructor(
     private readonly seed: number,
@@ -306,6 +327,7 @@ class Builder {
     private readonly options: GenerateOptions,
   ) {
     this.rng = forScenario(seed, index);
+    this.doors = forScenario(seed ^ 0x30303030, index);
     const hooks = this.rng.chance(options.commandHookRate ?? 0.2);
     this.store = this.rng.pick(options.stores);
     const killed = this.store === "memory" && this.rng.chance(options.killRate ?? 0.08);
@@ -321,6 +343,10 @@ class Builder {
     const compaction = rng.chance(0.35)
       ? { contextTokens: 1_000_000, keepRecent: 6 }
       : { contextTokens: rng.int(40, 700), keepRecent: rng.int(0, 4) };
+    const summaryCanary =
+      compaction.contextTokens < 1_000_000 && this.doors.chance(0.35)
+        ? this.doorTarget("summary-block", "", "a compaction summary before_message_write blocks")
+        : undefined;
     const runs: PlannedRun[] = [];
     const sessions = rng.int(1, 2);
     for (let s = 0; s < sessions; s++) {
@@ -357,6 +383,7 @@ class Builder {
       replacements: this.replacements,
       denySource,
       providerFaults: { steps: this.faults, ...(summaryFault ? { summary: summaryFault } : {}) },
+      ...(summaryCanary ? { summaryCanary } : {}),
     };
   }
 
@@ -591,6 +618,7 @@ class Builder {
       // A response block removes the run's tool messages too: their content goes with it.
       value = `data ${this.target(block, tag, `${what} of a blocked run`, path ? { path } : {})}`;
     else value = `data ${this.control()}`;
+    if (tool === "Lookup" && !withhold && block !== "response-block") value = this.storeGated(tag, value);
     if (tool === "Lookup") this.lookup[id] = value;
     else if (tool === "Fail") this.failing[id] = value;
     else {
@@ -599,6 +627,32 @@ class Builder {
       return { id, name: tool, input: { key } };
     }
     return { id, name: tool, input: { key: id } };
+  }
+
+  /** A target of DOOR_KINDS, its token from the doors' own stream. */
+  private doorTarget(kind: BlockKind, runTag: string, where: string): string {
+    const k = this.k++;
+    const canary = `CANARY-${this.seed}-${this.index}-${k}-${this.doors.hex(8)}`;
+    this.targets.push({ k, canary, kind, runTag, where });
+    return canary;
+  }
+
+  /**
+   * A Lookup output, sometimes one `before_message_write` keeps out of the store (`write-block`),
+   * or whose replacement it keeps out too (`replacement-block`); then its control goes (it is
+   * stored nowhere) and a canary takes its place.
+   */
+  private storeGated(tag: string, value: string): string {
+    const roll = this.doors.next();
+    if (roll >= 0.18) return value;
+    const kind = roll < 0.1 ? "write-block" : "replacement-block";
+    this.controls.pop();
+    const where =
+      kind === "write-block"
+        ? "a Lookup output before_message_write blocks"
+        : "a Lookup output whose replacement before_message_write blocks too";
+    const mark = kind === "write-block" ? MARK.writeBlock : MARK.replacementBlock;
+    return `data ${mark} ${this.doorTarget(kind, tag, where)}`;
   }
 
   /** An Echo call whose input a policy rewrites or blocks: the stored call must never hold the original. */
@@ -826,6 +880,7 @@ export function describeScenario(s: Scenario): string {
       ? `provider fails once at ${s.providerFaults.steps.map((f) => `${f.tag}#${f.step}`).join(" ")}`
       : "",
     s.providerFaults.summary ? "first summary fails part-way" : "",
+    s.summaryCanary ? "summaries blocked by before_message_write" : "",
     `${s.targets.length} targets, ${s.controls.length} controls`,
   ]
     .filter(Boolean)

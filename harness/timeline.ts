@@ -22,7 +22,9 @@ export type MarkerKind =
   | "delivery-cancel"
   | "delivery-rewrite"
   | "permission-deny"
-  | "revise";
+  | "revise"
+  /** `before_message_write` kept a message out of the store (issue 30). */
+  | "write-block";
 
 export type Entry =
   | {
@@ -179,6 +181,7 @@ export class Timeline {
     else if (hook === "message_sending" && result.cancel) kind = "delivery-cancel";
     else if (hook === "message_sending" && changed("content")) kind = "delivery-rewrite";
     else if (hook === "before_agent_finalize" && result.action === "revise") kind = "revise";
+    else if (hook === "before_message_write" && result.block) kind = "write-block";
     if (kind === undefined) return;
     this.push({ type: "marker", kind, hook, runId, pluginId, event, hookLogBytes: this.hookLogSize() });
   }

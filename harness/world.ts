@@ -40,12 +40,17 @@ export function harnessModel(
   script: ScriptInput,
   onCall?: (prompt: LanguageModelV3Prompt) => void,
   faults?: ProviderFaults,
+  /** A canary the first summary carries, with the marker the store policy blocks it by (`summary-block`). */
+  summaryCanary?: string,
 ): LanguageModelV3 {
   const scripted = createScriptedModel(script, { name: "harness" });
+  let plant = summaryCanary === undefined ? "" : ` ${MARK.summaryBlock} ${summaryCanary}`;
   const summarize = (prompt: LanguageModelV3Prompt): LanguageModelV3 => {
     const tokens = new Set(JSON.stringify(prompt).match(TOKEN) ?? []);
-    const text = `Summary: ${[...tokens].join(" ") || "nothing"}`;
+    const text = `Summary: ${[...tokens].join(" ") || "nothing"}${plant}`;
     const partial = faults?.failSummary();
+    // Written once, by the first summary that is not a failed attempt: later ones copy only what they are shown.
+    if (partial === undefined) plant = "";
     return partial === undefined
       ? createScriptedModel({ runs: [{ turns: [{ text }] }] })
       : failingAfter(`${text} ${partial}`, overloaded(partial));
@@ -364,6 +369,32 @@ export function policyPlugin(
 }
 
 /**
+ * The persistence gate's policy (issue 30, `DOOR_KINDS`), by content: `before_message_write`
+ * keeps out of the store a summary marked `summaryBlock`, a tool result marked `writeBlock` (its
+ * replacement is stored) and one marked `replacementBlock`, whose replacement — the same call's
+ * result, as the tool door offers it — it keeps out too.
+ */
+export function storePolicyPlugin(): PluginDefinition {
+  return definePlugin({
+    id: "store-policy",
+    setup(api) {
+      const replaced = new Set<string>();
+      api.on("before_message_write", ({ message }) => {
+        const text = JSON.stringify(message.parts);
+        if (message.role === "summary") return text.includes(MARK.summaryBlock) ? { block: true } : undefined;
+        if (message.role !== "tool") return undefined;
+        const ids = message.parts.flatMap((p) => (p.type === "tool_result" ? [p.toolCallId] : []));
+        if (text.includes(MARK.replacementBlock)) {
+          for (const id of ids) replaced.add(id);
+          return { block: true };
+        }
+        return text.includes(MARK.writeBlock) || ids.some((id) => replaced.has(id)) ? { block: true } : undefined;
+      });
+    },
+  });
+}
+
+/**
  * The events the hook script runs on: every one Gatehouse fires but SessionEnd (after the
  * scenario's last run), Notification (no person is ever asked), StopFailure (no run fails) and
  * PostToolBatch (a process after every step, for nothing the scenarios check).
@@ -440,10 +471,12 @@ export function scenarioGatehouse(scenario: Scenario, world: ScenarioWorld): Gat
       scenario.script,
       world.onModelCall,
       world.faults ?? new ProviderFaults(scenario.providerFaults),
+      scenario.summaryCanary,
     ),
     plugins: [
       ...(world.plugins ?? []),
       policyPlugin([...scenario.runs, ...scenario.children], scenario.targets, scenario.replies),
+      storePolicyPlugin(),
     ],
     store: world.store,
     tools: [lookupTool(scenario.lookup), failTool(scenario.failing), echoTool, createBashTool({ shell: "/bin/sh" })],

@@ -3,7 +3,7 @@ import { envMasker } from "../core/secret-values.js";
 import { REVISION_LIMITS } from "../hooks/revisions.js";
 import type { RunContext } from "../hooks/run-context.js";
 import type { PluginDefinition, PluginLogger } from "../plugins/define.js";
-import type { SessionStore } from "../store/types.js";
+import type { StoreView } from "../store/types.js";
 import { type MergedVerdict, runCommandHooks } from "./dispatch.js";
 import { hookEnv } from "./env.js";
 import { createEnvFile } from "./env-file.js";
@@ -24,7 +24,7 @@ const ENGINE_TIMEOUT_MS = 600_000;
 
 export interface CommandHooksPluginOptions {
   readonly handlers: readonly ConfiguredHandler[];
-  readonly store: () => SessionStore;
+  readonly store: () => StoreView;
   readonly projectDir: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** What of `env` hook processes and `http` headers may see. */

@@ -3,7 +3,7 @@ import { HOOKS, type HookSpec } from "../hooks/catalog.js";
 import type { HookInterceptor } from "../hooks/intercept.js";
 import type { Attribution } from "../hooks/types.js";
 import type { HostLogger } from "../plugins/host.js";
-import type { AuditOutcome, SessionStore } from "../store/types.js";
+import type { AuditOutcome, StoreView } from "../store/types.js";
 import type { RuntimeDeps } from "./deps.js";
 import type { RunState } from "./state.js";
 
@@ -54,7 +54,7 @@ interface DecisionShape {
  * record before the run acts on it. What counts as which is read from the catalog (the hook's
  * kind and its latch field), not decided at call sites.
  */
-export function auditInterceptor(store: SessionStore, logger: HostLogger): HookInterceptor {
+export function auditInterceptor(store: StoreView, logger: HostLogger): HookInterceptor {
   return {
     name: "audit",
     result(d, out) {
@@ -104,7 +104,7 @@ export function debugInterceptor(logger: HostLogger): HookInterceptor {
  * so no reason or content can reach the audit trail.
  */
 async function writeRecord(
-  store: SessionStore,
+  store: StoreView,
   logger: HostLogger,
   ids: { readonly sessionId: string; readonly runId: string },
   by: Decider,

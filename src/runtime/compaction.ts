@@ -5,6 +5,7 @@ import { collectStream } from "../models/collect.js";
 import { toModelPrompt } from "../models/prompt.js";
 import { withModelRetries } from "../models/retry.js";
 import type { RuntimeDeps } from "./deps.js";
+import { storeSummary } from "./doors/output.js";
 import type { RunState } from "./state.js";
 
 const SUMMARY_INSTRUCTION =
@@ -37,8 +38,8 @@ export type CompactionResult =
 /**
  * docs/lifecycle.md, step 10a (and /compact, step 4): summarize all but the most recent messages.
  * `before_compaction` sees /compact's instructions and may block it or add its own; the summary
- * comes from the run's model and stands in the store for the range it covers (so a later block
- * of a covered run drops it).
+ * comes from the run's model and is stored through the output door (`storeSummary`), where it
+ * stands for the range it covers (so a later block of a covered run drops it).
  */
 export async function compact(
   deps: RuntimeDeps,
@@ -81,10 +82,12 @@ export async function compact(
     { maxRetries: deps.config.model.maxRetries, signal: state.signal },
   );
   state.addUsage(response.usage);
-  const summary = messageText(response).trim() || "(no summary)";
+  const written = messageText(response).trim() || "(no summary)";
   const first = range[0] as Message;
   const last = range.at(-1) as Message;
-  await deps.store.recordCompaction({ sessionId: state.sessionId, fromSeq: first.seq, toSeq: last.seq, summary });
+  // Through the output door: what `after_compaction` and later turns see is what was stored.
+  const covered = { fromSeq: first.seq, toSeq: last.seq, count: range.length };
+  const summary = await storeSummary(deps, state, covered, written);
   state.setHistory(await deps.store.history(state.sessionId));
   if (engine.hasHooks("after_compaction"))
     await engine.emit("after_compaction", { compactedCount: range.length, summary, trigger });

@@ -4,8 +4,9 @@ import type { HookEngine } from "../hooks/engine.js";
 import type { ModelUsage } from "../models/collect.js";
 import type { PermissionPolicy } from "../permissions/index.js";
 import type { HostLogger } from "../plugins/host.js";
-import type { SessionStore } from "../store/types.js";
+import type { StoreView } from "../store/types.js";
 import type { Tool } from "../tools/types.js";
+import type { Doors } from "./doors/outbox.js";
 import type { SlashCommands } from "./slash.js";
 import type { Approver } from "./types.js";
 
@@ -51,7 +52,10 @@ export interface ModelResolver {
 /** Everything a run needs, shared by all runs of one Gatehouse instance. */
 export interface RuntimeDeps {
   readonly engine: HookEngine;
-  readonly store: SessionStore;
+  /** The store as everything but the doors holds it: no method that stores message text. */
+  readonly store: StoreView;
+  /** The store's message writer, sealed: only the doors open it (src/runtime/doors/outbox.ts). */
+  readonly doors: Doors;
   readonly models: ModelResolver;
   readonly tools: ReadonlyMap<string, Tool>;
   /** Resolves once tools that start in the background (MCP servers) joined `tools` or failed; rejects when the signal aborts first. */

@@ -11,12 +11,13 @@ import type { PluginEntry, PluginHookOptions } from "../plugins/config.js";
 import type { PluginDefinition } from "../plugins/define.js";
 import { type HostLogger, PluginHost } from "../plugins/host.js";
 import { openStore, resolveStoreOptions, type StoreOptions } from "../store/index.js";
-import type { SessionStore } from "../store/types.js";
+import type { SessionStore, StoreView } from "../store/types.js";
 import type { McpLogger, McpServerPool } from "../tools/mcp.js";
 import type { McpServersConfig } from "../tools/mcp-config.js";
 import type { Tool } from "../tools/types.js";
 import { auditInterceptor, debugInterceptor } from "./audit.js";
 import type { ModelResolver, RuntimeConfig, RuntimeDeps } from "./deps.js";
+import { Doors } from "./doors/outbox.js";
 import { recoverAbandonedRuns } from "./doors/unchecked.js";
 import { dropEvents, RunEventChannel } from "./events.js";
 import { hookAgentCall, hookMcpCall, hookModelCall, type UsageSink } from "./hook-model.js";
@@ -91,9 +92,9 @@ export interface RuntimeOptions {
   readonly latePlugins?: (host: LatePluginHost) => Promise<readonly PluginSpec[]>;
 }
 
-/** What the runtime lends plugins added at start: the store, the session environment, the hook model and MCP calls. */
+/** What the runtime lends plugins added at start: the store (a view: text is stored only through the doors), the session environment, the hook model and MCP calls. */
 export interface LatePluginHost {
-  readonly store: () => SessionStore;
+  readonly store: () => StoreView;
   /** Variables SessionStart hooks set (`CLAUDE_ENV_FILE`), for the session's later Bash calls. */
   readonly onSessionEnv: (sessionId: string, variables: Readonly<Record<string, string>>) => void;
   /** The model `prompt` command hooks ask. */
@@ -281,6 +282,8 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
     return {
       engine,
       store,
+      // The store's message writer, sealed for the doors: nothing else in the runtime can store text.
+      doors: new Doors(store),
       models,
       tools,
       ...(waitForTools === undefined ? {} : { waitForTools }),

@@ -20,7 +20,7 @@ export async function callModel(
 ): Promise<CollectedResponse> {
   const { engine, logger } = deps;
   const { provider, modelId, model } = state.model;
-  const step = ++state.steps;
+  const step = state.countStep();
   const tokens = state.totalUsage()?.totalTokens;
   state.emit({ type: "step", step, ...(tokens === undefined ? {} : { tokens }) });
   const prompt = buildModelPrompt(state, deps.tools);

@@ -22,5 +22,8 @@ export const notices = {
   unknownTool: (toolName: string) => `There is no tool named ${toolName}.`,
   cancelledUnchecked: "The run was cancelled before its output was checked; the unchecked output was removed.",
   failedUnchecked: "The run failed before its output was checked; the unchecked output was removed.",
+  resultNotStored: "[This tool result was not stored by policy.]",
+  summaryNotStored: (count: number) =>
+    `[A summary of ${count} earlier messages was not stored by policy; they are no longer in the context.]`,
   interrupted: "The previous run stopped before it finished (its process ended); its unchecked output was removed.",
 } as const;

@@ -22,7 +22,8 @@ export function buildModelPrompt(state: RunState, tools: ReadonlyMap<string, Too
     from = to;
   }
   prompt.push(...convert(state.history.slice(from), from === 0, options));
-  addContext(prompt, state.context.prepend, state.context.append);
+  const { prepend, append } = state.context;
+  addContext(prompt, prepend, append);
   return prompt;
 }
 

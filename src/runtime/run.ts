@@ -9,7 +9,7 @@ import { toModelTools } from "../models/tools.js";
 import type { FinalRunStatus, RunSummary, RunUsage, Session } from "../store/types.js";
 import type { Tool } from "../tools/types.js";
 import { compact } from "./compaction.js";
-import type { ResolvedModel, RuntimeDeps } from "./deps.js";
+import type { RuntimeDeps } from "./deps.js";
 import { admitInput, admitPrompt, storePrompt } from "./doors/input.js";
 import { deliverAnswer, deliverReply, deliverStop, liveText, outputGated, writeAssistant } from "./doors/output.js";
 import { closeDanglingToolCalls, runToolCalls } from "./doors/tool.js";
@@ -75,10 +75,12 @@ export async function executeRun(
       emit,
       input.systemPrompt ?? deps.config.systemPrompt,
       requestedAt,
+      {
+        ...(input.priorMessages?.length ? { priorMessages: input.priorMessages } : {}),
+        ...(input.model === undefined ? {} : { modelSpec: input.model }),
+      },
     );
-    if (input.priorMessages?.length) state.priorMessages = input.priorMessages;
-    if (input.model !== undefined) state.modelSpec = input.model;
-    if (child?.context) state.context.append.push(child.context);
+    if (child?.context) state.addContext("append", child.context);
     // A cancelled run does not wait out its hooks' timeouts.
     const cancelHooks = () => deps.engine.cancelRun(run.id);
     signal.addEventListener("abort", cancelHooks, { once: true });
@@ -117,8 +119,8 @@ async function lifecycle(
   let sessionId = state.sessionId;
   state.emit({ type: "run-start", sessionId, runId: state.runId, outputHeld: outputGated(deps) });
   try {
-    state.model = await deps.models.resolve(
-      state.modelSpec === undefined ? undefined : { modelOverride: state.modelSpec },
+    state.useModel(
+      await deps.models.resolve(state.modelSpec === undefined ? undefined : { modelOverride: state.modelSpec }),
     );
     state.setHistory(await deps.store.history(sessionId));
     // Hooks nobody listens to are not awaited: each await is a promise, and every promise pays the run
@@ -220,12 +222,9 @@ async function prepareTurn(deps: RuntimeDeps, state: RunState): Promise<void> {
   let override = engine.hasHooks("before_model_resolve")
     ? (await engine.emit("before_model_resolve", { prompt })).result
     : {};
-  state.injections = await deps.store.peekInjections(state.sessionId);
-  const { context } = state;
-  for (const injection of state.injections) {
-    if (injection.placement === "system") context.systemAppend.push(injection.text);
-    else context[injection.placement].push(injection.text);
-  }
+  state.takeInjections(await deps.store.peekInjections(state.sessionId));
+  for (const injection of state.injections)
+    state.addContext(injection.placement === "system" ? "systemAppend" : injection.placement, injection.text);
   if (engine.hasHooks("agent_turn_prepare")) {
     const { result } = await engine.emit("agent_turn_prepare", {
       prompt,
@@ -236,8 +235,8 @@ async function prepareTurn(deps: RuntimeDeps, state: RunState): Promise<void> {
         placement: placement === "system" ? "append" : placement,
       })),
     });
-    if (result.prependContext) context.prepend.push(result.prependContext);
-    if (result.appendContext) context.append.push(result.appendContext);
+    if (result.prependContext) state.addContext("prepend", result.prependContext);
+    if (result.appendContext) state.addContext("append", result.appendContext);
   }
   for (const hook of ["before_prompt_build", "before_agent_start"] as const) {
     if (!engine.hasHooks(hook)) continue;
@@ -246,15 +245,12 @@ async function prepareTurn(deps: RuntimeDeps, state: RunState): Promise<void> {
       prompt,
       messages: state.history,
     });
-    if (result.systemPrompt !== undefined) context.systemPrompt = result.systemPrompt;
-    if (result.prependContext) context.prepend.push(result.prependContext);
-    if (result.appendContext) context.append.push(result.appendContext);
-    if (result.prependSystemContext) context.systemPrepend.push(result.prependSystemContext);
-    if (result.appendSystemContext) context.systemAppend.push(result.appendSystemContext);
-    if (result.toolsAllow) {
-      const allow = result.toolsAllow;
-      state.toolsAllow = state.toolsAllow ? state.toolsAllow.filter((t) => allow.includes(t)) : allow;
-    }
+    if (result.systemPrompt !== undefined) state.replaceSystemPrompt(result.systemPrompt);
+    if (result.prependContext) state.addContext("prepend", result.prependContext);
+    if (result.appendContext) state.addContext("append", result.appendContext);
+    if (result.prependSystemContext) state.addContext("systemPrepend", result.prependSystemContext);
+    if (result.appendSystemContext) state.addContext("systemAppend", result.appendSystemContext);
+    if (result.toolsAllow) state.narrowTools(result.toolsAllow);
     if (!override.modelOverride && !override.providerOverride) {
       override = {
         ...(result.modelOverride === undefined ? {} : { modelOverride: result.modelOverride }),
@@ -262,7 +258,7 @@ async function prepareTurn(deps: RuntimeDeps, state: RunState): Promise<void> {
       };
     }
   }
-  if (override.modelOverride || override.providerOverride) state.model = await deps.models.resolve(override);
+  if (override.modelOverride || override.providerOverride) state.useModel(await deps.models.resolve(override));
 }
 
 /**
@@ -322,7 +318,7 @@ async function endRun(deps: RuntimeDeps, state: RunState): Promise<void> {
  */
 function storedEnd(state: RunState): [FinalRunStatus, RunSummary] {
   const usage = state.totalUsage();
-  const model = (state.model as ResolvedModel | undefined) && `${state.model.provider}:${state.model.modelId}`;
+  const model = state.modelResolved ? state.modelName() : undefined;
   const summary: RunSummary = {
     ...(model && state.steps > 0 ? { model } : {}),
     ...(usage ? { usage: storedUsage(usage) } : {}),

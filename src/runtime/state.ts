@@ -20,12 +20,15 @@ import type {
 
 /** Model-only text assembled from hooks and queued injections: never stored as the user's words. */
 export interface PromptContext {
-  systemPrompt: string;
-  prepend: string[];
-  append: string[];
-  systemPrepend: string[];
-  systemAppend: string[];
+  readonly systemPrompt: string;
+  readonly prepend: readonly string[];
+  readonly append: readonly string[];
+  readonly systemPrepend: readonly string[];
+  readonly systemAppend: readonly string[];
 }
+
+/** Where model-only context goes: before or after the user's words, or around the system prompt. */
+export type ContextPlacement = "prepend" | "append" | "systemPrepend" | "systemAppend";
 
 /** Who asked to end the run after the current step, and what the user is shown (user-safe). */
 export interface StopRequest {
@@ -33,18 +36,44 @@ export interface StopRequest {
   readonly message: string | undefined;
 }
 
-/** Everything one run knows while it runs. */
+/** A run's text channel: what it shows the user and what it delivered. The doors' alone (`doorChannel`). */
+export interface DoorChannel {
+  emitText(event: TextEvent): void;
+  deliver(text: string | null): void;
+}
+
+/** Options the caller of a run sets once, at its start. */
+export interface RunOptions {
+  /** The caller's earlier turns (`RunInput.priorMessages`), stored only once the prompt passed its gate. */
+  readonly priorMessages?: readonly PriorMessage[];
+  /** A model spec chosen by the caller for this run (an agent profile). */
+  readonly modelSpec?: string;
+}
+
+let channelOf: (state: RunState) => DoorChannel;
+
+/**
+ * Everything one run knows while it runs. Its fields change only through its named methods; it
+ * cannot show or deliver text (that is the doors' text channel, `doorChannel`).
+ */
 export class RunState {
   /** What the model sees, as stored: a frozen array of frozen messages, replaced (not mutated) on change. */
-  history: readonly Message[] = Object.freeze([]);
+  #history: readonly Message[] = Object.freeze([]);
   /** What `estimateTokens` counts for `history` (see `historyTokens`). */
-  private historyChars = 0;
-  /** This run's stored messages, in order. */
-  runMessages: readonly Message[] = Object.freeze([]);
-  readonly context: PromptContext;
-  toolsAllow: readonly string[] | undefined;
-  model!: ResolvedModel;
-  injections: readonly QueuedInjection[] = [];
+  #historyChars = 0;
+  #runMessages: readonly Message[] = Object.freeze([]);
+  readonly #context: {
+    systemPrompt: string;
+    prepend: string[];
+    append: string[];
+    systemPrepend: string[];
+    systemAppend: string[];
+  };
+  #toolsAllow: readonly string[] | undefined;
+  #model: ResolvedModel | undefined;
+  #injections: readonly QueuedInjection[] = [];
+  #steps = 0;
+  #usage: ModelUsage | undefined;
   /**
    * Instructions from `before_agent_finalize` revisions: model-only, for the rest of this run,
    * each placed after the answer it asked to revise.
@@ -54,16 +83,12 @@ export class RunState {
   readonly retryCounts = new Map<string, number>();
   /** Revisions counted against each budget of `REVISION_LIMITS` (consecutive ones reset when unused). */
   readonly revisionCounts: Record<RevisionBudget, number> = { revise: 0, stop: 0 };
-  /** This run's own model calls (its sub-agents' are in `children`). */
-  steps = 0;
-  /** This run's own usage (its sub-agents' are in `children`). */
-  usage: ModelUsage | undefined;
   /** The sub-agent runs this run started, each with its own steps and usage (theirs included). */
   readonly children: ChildRunSummary[] = [];
   /** The caller's earlier turns (`RunInput.priorMessages`), stored only once the prompt passed its gate. */
-  priorMessages: readonly PriorMessage[] = [];
+  readonly priorMessages: readonly PriorMessage[];
   /** A model spec chosen by the caller for this run (an agent profile). */
-  modelSpec: string | undefined;
+  readonly modelSpec: string | undefined;
   // How the run ends and what it delivered: changed only through the methods below.
   #outcome: RunOutcome = "completed";
   #reply: string | null = null;
@@ -75,6 +100,15 @@ export class RunState {
   #interruptedBy: PermissionDenial | undefined;
   readonly #sink: EventSink;
 
+  static {
+    channelOf = (state) => ({
+      emitText: (event) => state.#sink(event),
+      deliver: (text) => {
+        state.#reply = text;
+      },
+    });
+  }
+
   constructor(
     readonly sessionId: string,
     readonly runId: string,
@@ -84,9 +118,94 @@ export class RunState {
     systemPrompt: string,
     /** When the run was asked for: a wait for the session's run lock counts in its duration. */
     readonly startedAt: number = performance.now(),
+    options: RunOptions = {},
   ) {
     this.#sink = sink;
-    this.context = { systemPrompt, prepend: [], append: [], systemPrepend: [], systemAppend: [] };
+    this.#context = { systemPrompt, prepend: [], append: [], systemPrepend: [], systemAppend: [] };
+    this.priorMessages = options.priorMessages ?? [];
+    this.modelSpec = options.modelSpec;
+  }
+
+  /** What the model sees, as stored. */
+  get history(): readonly Message[] {
+    return this.#history;
+  }
+
+  /** This run's stored messages, in order. */
+  get runMessages(): readonly Message[] {
+    return this.#runMessages;
+  }
+
+  /** The model-only context of this run (a frozen copy). */
+  get context(): PromptContext {
+    const c = this.#context;
+    return Object.freeze({
+      systemPrompt: c.systemPrompt,
+      prepend: Object.freeze([...c.prepend]),
+      append: Object.freeze([...c.append]),
+      systemPrepend: Object.freeze([...c.systemPrepend]),
+      systemAppend: Object.freeze([...c.systemAppend]),
+    });
+  }
+
+  /** Model-only context a hook or an injection added: never stored as the user's words. */
+  addContext(placement: ContextPlacement, text: string): void {
+    this.#context[placement].push(text);
+  }
+
+  /** `before_prompt_build` replaced the system prompt. */
+  replaceSystemPrompt(text: string): void {
+    this.#context.systemPrompt = text;
+  }
+
+  /** The tools a hook allowed (`toolsAllow`), or undefined when none narrowed them. */
+  get toolsAllow(): readonly string[] | undefined {
+    return this.#toolsAllow;
+  }
+
+  /** A hook's `toolsAllow`: the allow-list only ever narrows. */
+  narrowTools(allow: readonly string[]): void {
+    const prior = this.#toolsAllow;
+    this.#toolsAllow = Object.freeze(prior ? prior.filter((t) => allow.includes(t)) : [...allow]);
+  }
+
+  /** The run's model (resolved at the start of the run). */
+  get model(): ResolvedModel {
+    if (this.#model === undefined) throw new Error("the run's model is not resolved yet");
+    return this.#model;
+  }
+
+  /** Whether the run's model was resolved (a run may fail before). */
+  get modelResolved(): boolean {
+    return this.#model !== undefined;
+  }
+
+  useModel(model: ResolvedModel): void {
+    this.#model = model;
+  }
+
+  /** The injections queued for this run (consumed when its prompt passes `before_agent_run`). */
+  get injections(): readonly QueuedInjection[] {
+    return this.#injections;
+  }
+
+  takeInjections(injections: readonly QueuedInjection[]): void {
+    this.#injections = Object.freeze([...injections]);
+  }
+
+  /** This run's own model calls (its sub-agents' are in `children`). */
+  get steps(): number {
+    return this.#steps;
+  }
+
+  /** A model call starts: returns its step number. */
+  countStep(): number {
+    return ++this.#steps;
+  }
+
+  /** This run's own usage (its sub-agents' are in `children`). */
+  get usage(): ModelUsage | undefined {
+    return this.#usage;
   }
 
   get outcome(): RunOutcome {
@@ -121,13 +240,8 @@ export class RunState {
     return this.#leftForRecovery;
   }
 
-  /** Progress anyone may report. Text for the user goes through the doors (`emitText`). */
+  /** Progress anyone may report. Text for the user goes through the doors (their text channel). */
   emit(event: ProgressEvent): void {
-    this.#sink(event);
-  }
-
-  /** Events that carry text a user sees: only the doors (src/runtime/doors/) call this. */
-  emitText(event: TextEvent): void {
     this.#sink(event);
   }
 
@@ -136,16 +250,10 @@ export class RunState {
     this.#outcome = "claimed";
   }
 
-  /** What the output door delivered; null when nothing was. */
-  setDelivered(text: string | null): void {
-    this.#reply = text;
-  }
-
-  /** A gate blocked the run; `notice` is what the output door delivered in its place (null: nothing). */
-  setBlocked(by: BlockedBy, notice: string | null): void {
+  /** A gate blocked the run (what the output door delivered in its place is its `reply`). */
+  setBlocked(by: BlockedBy): void {
     this.#outcome = "blocked";
     this.#blockedBy = by;
-    this.#reply = notice;
   }
 
   /** The step limit ended the run while the model was still calling tools. Nothing is delivered. */
@@ -189,16 +297,16 @@ export class RunState {
       deepFreeze(m);
       chars += messageChars(m);
     }
-    this.history = Object.freeze([...messages]);
-    this.historyChars = chars;
+    this.#history = Object.freeze([...messages]);
+    this.#historyChars = chars;
   }
 
   /** Records a message the store just wrote, for the model's next call and the run's own view. */
   remember(message: Message): void {
     deepFreeze(message);
-    this.history = Object.freeze([...this.history, message]);
-    this.runMessages = Object.freeze([...this.runMessages, message]);
-    this.historyChars += messageChars(message);
+    this.#history = Object.freeze([...this.#history, message]);
+    this.#runMessages = Object.freeze([...this.#runMessages, message]);
+    this.#historyChars += messageChars(message);
   }
 
   /**
@@ -206,11 +314,11 @@ export class RunState {
    * tool call and result of the session again.
    */
   historyTokens(): number {
-    return charsToTokens(this.historyChars);
+    return charsToTokens(this.#historyChars);
   }
 
   addUsage(usage: ModelUsage): void {
-    this.usage = sumUsage(this.usage, usage);
+    this.#usage = sumUsage(this.#usage, usage);
   }
 
   /** A sub-agent run ended: its model calls count in this run's totals. */
@@ -220,14 +328,14 @@ export class RunState {
 
   /** Model calls of this run and of every sub-agent under it. */
   totalSteps(): number {
-    return this.children.reduce((n, c) => n + c.steps, this.steps);
+    return this.children.reduce((n, c) => n + c.steps, this.#steps);
   }
 
   /** Usage of this run and of every sub-agent under it. */
   totalUsage(): ModelUsage | undefined {
     return this.children.reduce<ModelUsage | undefined>(
       (sum, c) => (c.usage ? sumUsage(sum, c.usage) : sum),
-      this.usage,
+      this.#usage,
     );
   }
 
@@ -242,13 +350,13 @@ export class RunState {
   }
 
   systemPrompt(): string {
-    const { systemPrepend, systemPrompt, systemAppend } = this.context;
+    const { systemPrepend, systemPrompt, systemAppend } = this.#context;
     return [...systemPrepend, systemPrompt, ...systemAppend].filter((t) => t !== "").join("\n\n");
   }
 
   /** The user's prompt as the model receives it, injected context included. */
   modelPromptText(): string {
-    return [...this.context.prepend, this.prompt, ...this.context.append].join("\n\n");
+    return [...this.#context.prepend, this.prompt, ...this.#context.append].join("\n\n");
   }
 }
 
@@ -264,4 +372,12 @@ function sumUsage(prior: ModelUsage | undefined, usage: ModelUsage): ModelUsage 
     cacheReadTokens: add(prior.cacheReadTokens, usage.cacheReadTokens),
     cacheWriteTokens: add(prior.cacheWriteTokens, usage.cacheWriteTokens),
   };
+}
+
+/**
+ * A run's text channel: what it shows the user (`emitText`) and what it delivered (`deliver`).
+ * Only src/runtime/doors/outbox.ts calls this; the architecture test holds every other file to it.
+ */
+export function doorChannel(state: RunState): DoorChannel {
+  return channelOf(state);
 }

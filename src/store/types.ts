@@ -266,6 +266,22 @@ export type StoreKind = "sqlite" | "postgres" | "memory";
  * The session store. Every method is atomic: it either fully happens or leaves no trace. Run-scoped
  * operations find a run's messages by run id, never by position, so compaction cannot shift them.
  */
+/**
+ * The store methods that write, rewrite or remove message text: the doors' alone
+ * (src/runtime/doors/outbox.ts hands them out; everything else holds a `StoreView`).
+ */
+export type MessageWriterMethod = "appendMessage" | "rewriteRun" | "blockRun" | "blockPrompt" | "recordCompaction";
+
+/** What the doors write with. */
+export type MessageWriter = Pick<SessionStore, MessageWriterMethod>;
+
+/**
+ * The store as code outside the doors holds it: it reads, and keeps the run's bookkeeping (runs,
+ * locks, injections, audit records), but has no method that stores text a user or the model reads.
+ * A new path that stores such text goes through a door, or it does not compile.
+ */
+export interface StoreView extends Omit<SessionStore, MessageWriterMethod> {}
+
 export interface SessionStore {
   readonly kind: StoreKind;
   /** What `gatehouse serve` keeps beside the sessions, in the same database (keys, owners, run steps, …). */

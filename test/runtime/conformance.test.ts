@@ -164,7 +164,8 @@ const scenarios: Scenario[] = [
     name: "compacted mid-run",
     warmUp: "first turn",
     options: { config: { compaction: { contextTokens: 1, keepRecent: 1 } } },
-    expected: sum(FULL_TURN, { session_start: 1, before_compaction: 2, after_compaction: 2 }),
+    // Each summary is stored through the output door: before_message_write sees it too.
+    expected: sum(FULL_TURN, { session_start: 1, before_compaction: 2, after_compaction: 2, before_message_write: 2 }),
     outcome: "completed",
   },
   {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { messageText } from "../../src/core/message.js";
+import { notices } from "../../src/runtime/notices.js";
 import type { RunEvent } from "../../src/runtime/types.js";
 import { echoTool, plugin, promptText, recorder, testGatehouse } from "./helpers.js";
 
@@ -655,6 +656,66 @@ describe("slash commands", () => {
     assert.deepEqual(
       (await b.store.listAudit({ sessionId: s.sessionId })).map((a) => [a.hook, a.pluginId, a.outcome]),
       [["before_compaction", "veto", "block"]],
+    );
+  });
+
+  test("a compaction summary meets before_message_write: a blocked one is kept nowhere, a notice stands in for it", async () => {
+    const script = {
+      runs: [{ match: "^Summarize", turns: [{ text: "the summary SUM-CANARY-1" }] }, { turns: [{ text: "a" }] }],
+    };
+    const summaries: string[] = [];
+    const guard = plugin("guard", (api) => {
+      api.on("before_message_write", (e) =>
+        e.message.role === "summary" && messageText(e.message).includes("SUM-CANARY-1") ? { block: true } : undefined,
+      );
+      api.on("after_compaction", (e) => void summaries.push(e.summary));
+    });
+    const { gatehouse, store, calls } = testGatehouse(script, {
+      plugins: [guard],
+      config: { compaction: { contextTokens: 1_000_000, keepRecent: 0 } },
+    });
+    const first = await gatehouse.run({ prompt: "hello" });
+    const compacted = await gatehouse.run({ prompt: "/compact", sessionId: first.sessionId });
+    assert.match(compacted.reply ?? "", /Compacted 2 messages/);
+    assert.deepEqual(
+      (await store.history(first.sessionId)).map((m) => [m.role, messageText(m)]),
+      [["summary", notices.summaryNotStored(2)]],
+    );
+    assert.deepEqual(summaries, [notices.summaryNotStored(2)], "after_compaction sees what was stored");
+    await gatehouse.run({ prompt: "next", sessionId: first.sessionId });
+    assert.match(promptText(calls.at(-1) as never), /not stored by policy/);
+    let exported = "";
+    for await (const line of store.exportSession(first.sessionId)) exported += line;
+    assert.match(exported, /not stored by policy/, "the export holds the notice (the scan sees the summary's place)");
+    for (const sink of [exported, promptText(calls.at(-1) as never), JSON.stringify(summaries)])
+      assert.doesNotMatch(sink, /SUM-CANARY-1/);
+  });
+
+  test("a compaction summary before_message_write rewrites is stored rewritten", async () => {
+    const script = {
+      runs: [{ match: "^Summarize", turns: [{ text: "the summary SUM-CANARY-2" }] }, { turns: [{ text: "a" }] }],
+    };
+    const tidy = plugin("tidy", (api) =>
+      api.on("before_message_write", (e) =>
+        e.message.role === "summary"
+          ? {
+              message: {
+                ...e.message,
+                parts: [{ type: "text", text: messageText(e.message).replace("SUM-CANARY-2", "[tidied]") }],
+              },
+            }
+          : undefined,
+      ),
+    );
+    const { gatehouse, store } = testGatehouse(script, {
+      plugins: [tidy],
+      config: { compaction: { contextTokens: 1_000_000, keepRecent: 0 } },
+    });
+    const first = await gatehouse.run({ prompt: "hello" });
+    await gatehouse.run({ prompt: "/compact", sessionId: first.sessionId });
+    assert.deepEqual(
+      (await store.history(first.sessionId)).map((m) => messageText(m)),
+      ["the summary [tidied]"],
     );
   });
 

@@ -95,6 +95,62 @@ describe('the persistence hooks at runtime (docs/lifecycle.md, "Whenever a messa
     assert.doesNotMatch(JSON.stringify(messages), /found it/);
     assert.notEqual(result.reply, "found it");
   });
+
+  test("a blocked result's replacement meets before_message_write again: blocked too, the call the run stored is answered by a fixed notice", async () => {
+    let toolWrites = 0;
+    const guard = plugin("guard", (api) =>
+      api.on("before_message_write", (e) => {
+        if (e.message.role !== "tool") return undefined;
+        toolWrites++;
+        return { block: true };
+      }),
+    );
+    const { gatehouse, store } = testGatehouse(lookUpThenAnswer, { plugins: [guard], tools: [lookupTool] });
+    const result = await gatehouse.run({ prompt: "q" });
+    assert.equal(toolWrites, 2, "the result, then its replacement");
+    const [answer] = toolResults((await store.runMessages(result.runId))[2]?.parts ?? []);
+    assert.ok(answer?.type === "tool_result" && answer.toolName === "Lookup" && answer.isError === true);
+    assert.match(String(answer.output), /not stored by policy/);
+  });
+
+  test("what before_message_write kept out reaches no later hook or event: after_tool_batch and the tool-result event see the result as stored", async () => {
+    const batches: string[] = [];
+    const guard = plugin("guard", (api) => {
+      api.on("before_message_write", (e) => (JSON.stringify(e.message).includes(OUTPUT) ? { block: true } : undefined));
+      api.on("after_tool_batch", (e) => void batches.push(JSON.stringify(e.calls)));
+    });
+    const { gatehouse } = testGatehouse(lookUpThenAnswer, { plugins: [guard], tools: [lookupTool] });
+    const events: unknown[] = [];
+    const stream = gatehouse.stream({ prompt: "q" });
+    for await (const event of stream) events.push(event);
+    assert.equal((await stream.result).outcome, "completed");
+    assert.equal(batches.length, 1);
+    assert.match(batches[0] as string, /not stored by policy/);
+    const results = events.filter((e) => (e as { type: string }).type === "tool-result");
+    assert.equal(results.length, 1);
+    for (const sink of [...batches, JSON.stringify(events)]) assert.doesNotMatch(sink, new RegExp(OUTPUT));
+  });
+
+  test("a replacement carrying what the gate blocked (a call id of the model's) is stored nowhere when the gate blocks it again", async () => {
+    const script = {
+      runs: [{ turns: [{ toolCalls: [{ name: "Lookup", input: {}, id: "call-ID-CANARY-5" }] }, { text: "found it" }] }],
+    };
+    const guard = plugin("guard", (api) =>
+      api.on("before_message_write", (e) =>
+        JSON.stringify(e.message).includes("ID-CANARY-5") ? { block: true } : undefined,
+      ),
+    );
+    const { gatehouse, store, calls } = testGatehouse(script, { plugins: [guard], tools: [lookupTool] });
+    const result = await gatehouse.run({ prompt: "q" });
+    assert.equal(result.outcome, "completed");
+    const stored = await store.sessionMessages(result.sessionId);
+    assert.deepEqual(
+      stored.map((m) => m.role),
+      ["user", "assistant"],
+    );
+    assert.doesNotMatch(JSON.stringify(stored), /ID-CANARY-5/);
+    assert.doesNotMatch(promptText(calls[1] as never), /ID-CANARY-5/);
+  });
 });
 
 describe("parallel tool calls", () => {

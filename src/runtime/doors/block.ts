@@ -5,6 +5,7 @@ import type { RuntimeDeps } from "../deps.js";
 import { notices } from "../notices.js";
 import type { RunState } from "../state.js";
 import { announceDelivery, gateReply } from "./gates.js";
+import { outbox, storeWriter } from "./outbox.js";
 import { subagentRuns } from "./unchecked.js";
 
 /** A verdict that stops something, and where it stops it. */
@@ -53,7 +54,12 @@ export async function applyBlock(deps: RuntimeDeps, state: RunState, block: Bloc
   switch (block.kind) {
     case "tool-call": {
       const message = block.message ?? notices.toolBlocked(block.toolName, by.pluginId, block.reason);
-      state.emitText({ type: "tool-blocked", toolCallId: block.toolCallId, toolName: block.toolName, message });
+      outbox(deps, state).emitText({
+        type: "tool-blocked",
+        toolCallId: block.toolCallId,
+        toolName: block.toolName,
+        message,
+      });
       return message;
     }
     case "tool-output": {
@@ -81,6 +87,7 @@ async function stopTheRun(
   block: Extract<Block, { kind: "stop" }>,
 ): Promise<string | null> {
   const { by } = block;
+  const out = outbox(deps, state);
   const texts = assistantTexts(state.runMessages);
   const gated = await gateReply(deps, state, {
     source: "notice",
@@ -90,10 +97,11 @@ async function stopTheRun(
   if (gated.kind === "blocked") return blockTheRun(deps, state, { kind: "answer", by: gated.by, notice: gated.notice });
   const earlier = gated.allContent.slice(0, -1);
   if (texts.length > 0 && earlier.some((text, i) => text !== texts[i]))
-    await deps.store.rewriteRun(state.runId, earlier);
+    await out.store.rewriteRun(state.runId, earlier);
   const delivered = gated.kind === "delivered" ? gated.text : null;
-  state.setBlocked({ pluginId: by.pluginId, hook: by.hook, category: "stop" }, delivered);
-  state.emitText({ type: "blocked", hook: by.hook, pluginId: by.pluginId, message: delivered ?? block.notice });
+  state.setBlocked({ pluginId: by.pluginId, hook: by.hook, category: "stop" });
+  out.deliver(delivered);
+  out.emitText({ type: "blocked", hook: by.hook, pluginId: by.pluginId, message: delivered ?? block.notice });
   if (delivered !== null) await announceDelivery(deps, delivered);
   return delivered;
 }
@@ -119,10 +127,12 @@ async function blockTheRun(
     hook: by.hook,
     ...(category === undefined ? {} : { category }),
   };
-  if (block.kind === "prompt") await deps.store.blockPrompt(state.runId, record);
-  else if (block.kind === "answer") await deps.store.blockRun(state.runId, record);
-  state.setBlocked({ pluginId: by.pluginId, hook: by.hook, ...(category ? { category } : {}) }, delivered);
-  state.emitText({ type: "blocked", hook: by.hook, pluginId: by.pluginId, message: delivered ?? own });
+  const out = outbox(deps, state);
+  if (block.kind === "prompt") await out.store.blockPrompt(state.runId, record);
+  else if (block.kind === "answer") await out.store.blockRun(state.runId, record);
+  state.setBlocked({ pluginId: by.pluginId, hook: by.hook, ...(category ? { category } : {}) });
+  out.deliver(delivered);
+  out.emitText({ type: "blocked", hook: by.hook, pluginId: by.pluginId, message: delivered ?? own });
   if (delivered !== null) await announceDelivery(deps, delivered);
   return delivered;
 }
@@ -139,10 +149,11 @@ async function scrubSubagentTrees(
   by: Attribution,
 ): Promise<void> {
   const { store } = deps;
+  const writer = storeWriter(deps);
   for (const runId of childRunIds) {
     const child = (await store.getRun(runId)) as Run;
-    await store.blockRun(runId, { notice, blockedBy: by.pluginId, hook: by.hook });
+    await writer.blockRun(runId, { notice, blockedBy: by.pluginId, hook: by.hook });
     for (const below of await subagentRuns(store, child.sessionId, [child]))
-      await store.blockPrompt(below.id, { notice: notices.subagentWithheld, blockedBy: by.pluginId, hook: by.hook });
+      await writer.blockPrompt(below.id, { notice: notices.subagentWithheld, blockedBy: by.pluginId, hook: by.hook });
   }
 }

@@ -1,10 +1,11 @@
-import type { Part } from "../../core/message.js";
+import { type Message, messageText, type Part } from "../../core/message.js";
 import { assistantTexts } from "../../store/plan.js";
 import type { RuntimeDeps } from "../deps.js";
 import { notices } from "../notices.js";
 import type { RunState, StopRequest } from "../state.js";
 import { applyBlock } from "./block.js";
 import { announceDelivery, gateReply, type ReplySource } from "./gates.js";
+import { outbox } from "./outbox.js";
 import { writeMessage } from "./persist.js";
 
 /**
@@ -26,7 +27,8 @@ export function outputGated(deps: RuntimeDeps): boolean {
  */
 export function liveText(deps: RuntimeDeps, state: RunState): ((delta: string) => void) | undefined {
   if (outputGated(deps)) return undefined;
-  return (delta) => state.emitText({ type: "text-delta", delta });
+  const out = outbox(deps, state);
+  return (delta) => out.emitText({ type: "text-delta", delta });
 }
 
 /** Stores an assistant message of the run: the model's, or a claim's reply. Gated when the run's answer is delivered. */
@@ -50,19 +52,20 @@ export async function deliverAnswer(deps: RuntimeDeps, state: RunState, source: 
     case "cancelled": {
       // The answer that was not delivered gives way to a notice saying so; the run's work before it
       // stays, as the response gate left it.
+      const out = outbox(deps, state);
       if (texts.length)
-        await deps.store.rewriteRun(state.runId, [
+        await out.store.rewriteRun(state.runId, [
           ...gated.allContent.slice(0, -1),
           notices.notDelivered(gated.by.pluginId),
         ]);
-      state.setDelivered(null);
+      out.deliver(null);
       return;
     }
     case "delivered": {
       if (texts.length === 0 && gated.text !== "")
         await writeAssistant(deps, state, [{ type: "text", text: gated.text }]);
       else if (gated.allContent.some((text, i) => text !== texts[i]))
-        await deps.store.rewriteRun(state.runId, gated.allContent);
+        await outbox(deps, state).store.rewriteRun(state.runId, gated.allContent);
       await deliver(deps, state, gated.text);
       return;
     }
@@ -88,7 +91,7 @@ export async function deliverReply(
       await applyBlock(deps, state, { kind: "reply", by: gated.by, notice: gated.notice });
       return;
     case "cancelled":
-      state.setDelivered(null);
+      outbox(deps, state).deliver(null);
       return;
     case "delivered":
       await deliver(deps, state, gated.text);
@@ -96,7 +99,43 @@ export async function deliverReply(
 }
 
 async function deliver(deps: RuntimeDeps, state: RunState, text: string): Promise<void> {
-  state.setDelivered(text);
-  state.emitText({ type: "final", text });
+  const out = outbox(deps, state);
+  out.deliver(text);
+  out.emitText({ type: "final", text });
   await announceDelivery(deps, text);
+}
+
+/**
+ * A compaction's summary: model-written text that stands in the history for the messages it
+ * covers, and that exports and hook transcripts show. It is stored like any message: the
+ * session's secrets masked, then `before_message_write`, which may rewrite it or block it. A
+ * blocked summary is never kept: a fixed notice takes its place, so the compaction still frees
+ * the context. Returns the text stored.
+ */
+export async function storeSummary(
+  deps: RuntimeDeps,
+  state: RunState,
+  covered: { readonly fromSeq: number; readonly toSeq: number; readonly count: number },
+  summary: string,
+): Promise<string> {
+  let text = deps.secretsOf(state.sessionId).mask(summary);
+  if (deps.engine.hasHooks("before_message_write")) {
+    const message: Message = {
+      id: "",
+      sessionId: state.sessionId,
+      runId: null,
+      seq: 0,
+      role: "summary",
+      parts: [{ type: "text", text }],
+      metadata: { fromSeq: covered.fromSeq, toSeq: covered.toSeq },
+      createdAt: new Date().toISOString(),
+    };
+    const outcome = deps.engine.emit("before_message_write", { message });
+    // A rewrite that leaves no text keeps nothing of the summary either: the notice stands in.
+    const kept = outcome.result.block ? "" : outcome.result.message ? messageText(outcome.result.message).trim() : text;
+    text = kept || notices.summaryNotStored(covered.count);
+  }
+  const { fromSeq, toSeq } = covered;
+  await outbox(deps, state).store.recordCompaction({ sessionId: state.sessionId, fromSeq, toSeq, summary: text });
+  return text;
 }

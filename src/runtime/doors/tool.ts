@@ -3,13 +3,14 @@ import type { Attribution } from "../../hooks/types.js";
 import type { CollectedResponse, CollectedToolCall } from "../../models/collect.js";
 import { loadShellParser, withRealPath } from "../../permissions/index.js";
 import type { Tool, ToolContext } from "../../tools/types.js";
-import { recordSandboxRefusal, settlePermission, settleSandboxHost } from "../approvals.js";
 import type { RuntimeDeps } from "../deps.js";
 import { notices } from "../notices.js";
 import { modelReadText } from "../prompt.js";
 import type { RunState } from "../state.js";
 import type { ChildRunSummary, PermissionDenial } from "../types.js";
+import { recordSandboxRefusal, settlePermission, settleSandboxHost } from "./approvals.js";
 import { applyBlock } from "./block.js";
+import { outbox } from "./outbox.js";
 import { writeAssistant } from "./output.js";
 import { writeMessage } from "./persist.js";
 
@@ -69,7 +70,10 @@ export async function runToolCalls(
     throw error;
   }
   await writeAssistant(deps, state, asRan(response.parts, started));
-  for (const [i, call] of calls.entries()) await storeResult(deps, state, call, outcomes[i] as ToolOutcome);
+  // What later hooks see of each call is what was stored: the model reads nothing else.
+  const stored: ToolOutcome[] = [];
+  for (const [i, call] of calls.entries())
+    stored.push(await storeResult(deps, state, call, outcomes[i] as ToolOutcome));
   const interrupted = state.interruptedBy;
   if (interrupted) {
     // A permission deny with `interrupt`: the run ends here, its notice delivered like any block's.
@@ -78,7 +82,7 @@ export async function runToolCalls(
     await applyBlock(deps, state, { kind: "reply", by, notice });
     return;
   }
-  if (deps.engine.hasHooks("after_tool_batch")) await afterBatch(deps, state, calls, outcomes, started);
+  if (deps.engine.hasHooks("after_tool_batch")) await afterBatch(deps, state, calls, stored, started);
 }
 
 /**
@@ -105,7 +109,7 @@ async function afterBatch(
   });
   state.signal.throwIfAborted();
   noteStop(state, batch);
-  if (batch.result.additionalContext) state.context.append.push(batch.result.additionalContext);
+  if (batch.result.additionalContext) state.addContext("append", batch.result.additionalContext);
 }
 
 /**
@@ -186,13 +190,13 @@ async function runToolCall(
   const { toolName, toolCallId } = call;
   if (!tool) {
     const message = deps.tools.has(toolName) ? notices.toolNotAllowed(toolName) : notices.unknownTool(toolName);
-    state.emitText({ type: "tool-blocked", toolCallId, toolName, message });
+    outbox(deps, state).emitText({ type: "tool-blocked", toolCallId, toolName, message });
     return { output: message, isError: true };
   }
   // A hook ended the run earlier in this step: the calls after it do not start.
   if (state.stopRequest) {
     const message = notices.notRunAfterStop(toolName);
-    state.emitText({ type: "tool-blocked", toolCallId, toolName, message });
+    outbox(deps, state).emitText({ type: "tool-blocked", toolCallId, toolName, message });
     return { output: message, isError: true };
   }
   const childRuns: string[] = [];
@@ -219,7 +223,7 @@ async function runToolCall(
   let stored: unknown = call.input;
   const { permissions } = deps;
   const notRun = (message: string): ToolOutcome => {
-    state.emitText({ type: "tool-blocked", toolCallId, toolName, message });
+    outbox(deps, state).emitText({ type: "tool-blocked", toolCallId, toolName, message });
     return { output: message, isError: true };
   };
   const denied = async (denial: PermissionDenial, message?: string) =>
@@ -274,7 +278,7 @@ async function runToolCall(
     stored = params;
   }
 
-  state.emitText({ type: "tool-call", toolCallId, toolName, input: params });
+  outbox(deps, state).emitText({ type: "tool-call", toolCallId, toolName, input: params });
   started.set(toolCallId, stored);
   const startedAt = performance.now();
   let result: unknown;
@@ -374,23 +378,35 @@ function resultPart(call: CollectedToolCall, output: unknown, isError: boolean):
   };
 }
 
-async function storeResult(deps: RuntimeDeps, state: RunState, call: CollectedToolCall, outcome: ToolOutcome) {
+/** Stores a call's result through the persistence hooks; returns the result as stored (or the notice, when nothing was). */
+async function storeResult(
+  deps: RuntimeDeps,
+  state: RunState,
+  call: CollectedToolCall,
+  outcome: ToolOutcome,
+): Promise<ToolOutcome> {
   const { toolName, toolCallId } = call;
   const parts: Part[] = [resultPart(call, outcome.output, outcome.isError)];
   if (outcome.additionalContext) parts.push({ type: "text", text: outcome.additionalContext });
   const stored = await writeMessage(deps, state, { role: "tool", parts }, () => ({
     role: "tool",
-    parts: [resultPart(call, "[This tool result was not stored by policy.]", true)],
+    parts: [resultPart(call, notices.resultNotStored, true)],
   }));
   const storedResult = stored?.parts.find((p) => p.type === "tool_result");
-  state.emitText({
+  // Nothing stored (the gates kept the result and its replacement out): the user is told so, not shown the output.
+  const kept =
+    storedResult?.type === "tool_result"
+      ? { output: storedResult.output, isError: storedResult.isError === true }
+      : { output: notices.resultNotStored, isError: true };
+  outbox(deps, state).emitText({
     type: "tool-result",
     toolCallId,
     toolName,
-    output: storedResult?.type === "tool_result" ? storedResult.output : outcome.output,
+    output: kept.output,
     isError: outcome.isError,
     withheld: outcome.withheld === true,
   });
+  return { ...outcome, ...kept };
 }
 
 /**
@@ -409,8 +425,8 @@ export async function closeDanglingToolCalls(deps: RuntimeDeps, state: RunState)
   for (const call of calls) {
     if (call.type !== "tool_call" || answered.has(call.toolCallId)) continue;
     const output = `The run ended (${state.outcome}) before this call finished.`;
-    await deps.store
-      .appendMessage({
+    await outbox(deps, state)
+      .store.appendMessage({
         sessionId: state.sessionId,
         runId: state.runId,
         role: "tool",

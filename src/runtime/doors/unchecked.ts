@@ -1,7 +1,8 @@
-import type { Run, SessionStore } from "../../store/types.js";
+import type { Run, StoreView } from "../../store/types.js";
 import type { RuntimeDeps } from "../deps.js";
 import { notices } from "../notices.js";
 import type { RunState } from "../state.js";
+import { storeWriter } from "./outbox.js";
 
 /**
  * Output that never passed the output gates (docs/security.md: gates fail closed) goes as a block would
@@ -17,6 +18,7 @@ import type { RunState } from "../state.js";
  */
 export async function recoverInterruptedRuns(deps: RuntimeDeps, sessionId: string): Promise<void> {
   const { store } = deps;
+  const writer = storeWriter(deps);
   const stale = (await store.listRuns(sessionId)).filter((r) => r.status === "running");
   if (stale.length === 0) return;
   const children = await subagentRuns(store, sessionId, stale, (run) => run.status === "running");
@@ -30,10 +32,10 @@ export async function recoverInterruptedRuns(deps: RuntimeDeps, sessionId: strin
     detail: "interrupted",
   } as const;
   for (const run of stale) {
-    if ((await store.runMessages(run.id)).length > 0) await store.blockRun(run.id, block);
+    if ((await store.runMessages(run.id)).length > 0) await writer.blockRun(run.id, block);
     else await store.finishRun(run.id, "failed", { detail: "interrupted" });
   }
-  for (const run of children) await store.blockPrompt(run.id, block);
+  for (const run of children) await writer.blockPrompt(run.id, block);
   for (const run of [...stale, ...children])
     deps.logger.warn(`run ${run.id} was interrupted (its process ended); its unchecked output was removed`);
 }
@@ -61,6 +63,7 @@ export async function recoverAbandonedRuns(deps: RuntimeDeps): Promise<string[]>
  */
 export async function discardUncheckedOutput(deps: RuntimeDeps, state: RunState): Promise<boolean> {
   const { store } = deps;
+  const writer = storeWriter(deps);
   const outcome = state.outcome === "cancelled" ? "cancelled" : "failed";
   const block = {
     notice: outcome === "cancelled" ? notices.cancelledUnchecked : notices.failedUnchecked,
@@ -71,9 +74,9 @@ export async function discardUncheckedOutput(deps: RuntimeDeps, state: RunState)
     const own = (await store.getRun(state.runId)) as Run;
     const messages = await store.runMessages(own.id);
     if (messages.some((m) => m.role === "assistant" || m.role === "tool"))
-      await store.blockRun(own.id, { ...block, status: outcome });
+      await writer.blockRun(own.id, { ...block, status: outcome });
     for (const run of await subagentRuns(store, state.sessionId, [own]))
-      await store.blockPrompt(run.id, { ...block, status: run.status === "running" ? outcome : run.status });
+      await writer.blockPrompt(run.id, { ...block, status: run.status === "running" ? outcome : run.status });
     return true;
   } catch (error) {
     deps.logger.warn(`run ${state.runId}: its unchecked output could not be removed yet (${(error as Error).name})`);
@@ -86,7 +89,7 @@ export async function discardUncheckedOutput(deps: RuntimeDeps, state: RunState)
  * sub-agent sessions of `sessionId`; `alsoInclude` adds runs whatever their parent.
  */
 export async function subagentRuns(
-  store: SessionStore,
+  store: StoreView,
   sessionId: string,
   roots: readonly Run[],
   alsoInclude: (run: Run) => boolean = () => false,

@@ -1,8 +1,8 @@
-import { type PermissionDecision, type PermissionRule, ruleTextKept } from "../permissions/index.js";
-import { audit, categorySlug } from "./audit.js";
-import type { RuntimeDeps } from "./deps.js";
-import type { RunState } from "./state.js";
-import type { ApprovalAnswer, PermissionDenial } from "./types.js";
+import { type PermissionDecision, type PermissionRule, ruleTextKept } from "../../permissions/index.js";
+import { audit, categorySlug } from "../audit.js";
+import type { RuntimeDeps } from "../deps.js";
+import type { RunState } from "../state.js";
+import type { ApprovalAnswer, PermissionDenial } from "../types.js";
 
 /** A call the permission check did not simply allow. */
 export interface PermissionAsk {
