@@ -1,0 +1,168 @@
+// The AI SDK adapter (docs/hosts/ai-sdk.md) against a real HTTP server speaking OpenAI's Chat
+// Completions, through the `ai` package's own generateText / streamText: the canary scenarios of
+// `gatehouse run` — a prompt blocked, an answer rewritten or blocked (streamed and not), a tool
+// call refused before its side effect, a tool output redacted — with the SDK's returned steps and
+// messages, the requests the model received, and the Gatehouse store's file bytes scanned.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { generateText, stepCountIs, streamText, tool, wrapLanguageModel } from "ai";
+import { z } from "zod";
+import { gatehouseMiddleware, gatehouseTools } from "../../src/adapters/ai-sdk.js";
+import { chatAnswer, chatChunk } from "../models/mock-server.js";
+import { assertNoCanary, CANARY, canaryFixture, closeAndScan, completion, MESSAGES } from "./canaries.js";
+
+/** A streamed answer in these deltas (a canary split across two of them). */
+const streamedAnswer = (...deltas: string[]) => ({
+  sse: [
+    { data: chatChunk({ role: "assistant", content: "" }) },
+    ...deltas.map((content) => ({ data: chatChunk({ content }) })),
+    { data: chatChunk({}, "stop") },
+    { data: "[DONE]" },
+  ],
+});
+
+describe("the AI SDK middleware and tools", () => {
+  const fixture = canaryFixture();
+
+  const model = () =>
+    wrapLanguageModel({
+      model: createOpenAICompatible({ name: "test", baseURL: `${fixture.server.origin}/v1`, apiKey: "k" }).chatModel(
+        "gpt-test",
+      ),
+      middleware: gatehouseMiddleware(fixture.handle.gatehouse, { sessionId: "ai-sdk-session" }),
+    });
+
+  test("a canary prompt is blocked by before_agent_run: the model is never called, the user reads the message", async () => {
+    const result = await generateText({ model: model(), prompt: `hello ${CANARY.prompt}` });
+    assert.equal(result.text, MESSAGES.prompt);
+    assert.equal(fixture.server.requests.length, 0);
+    assertNoCanary("the SDK's steps and messages", [result.steps, result.response.messages]);
+    const audit = await closeAndScan(fixture.handle);
+    assert.deepEqual(
+      audit.map((a) => [a.hook, a.pluginId, a.outcome, a.sessionId]),
+      [["before_agent_run", "canary-policy", "block", "ai-sdk-session"]],
+    );
+  });
+
+  test("a streamed canary prompt is blocked too: the stream carries only the message", async () => {
+    const result = streamText({ model: model(), prompt: `hello ${CANARY.prompt}` });
+    assert.equal(await result.text, MESSAGES.prompt);
+    assert.equal(fixture.server.requests.length, 0);
+    await closeAndScan(fixture.handle);
+  });
+
+  test("a canary in a generated answer is rewritten by before_response_emit before the SDK returns it", async () => {
+    fixture.server.reply(completion(`the key is ${CANARY.answer}.`));
+    const result = await generateText({ model: model(), prompt: "what is the key?" });
+    assert.equal(result.text, "the key is [redacted].");
+    assertNoCanary("the SDK's steps, messages and response", [result.steps, result.response, result.content]);
+    await closeAndScan(fixture.handle);
+  });
+
+  test("a streamed answer is held until it passed: no delta carries the canary, even split across chunks", async () => {
+    const [head, tail] = [CANARY.answer.slice(0, 8), CANARY.answer.slice(8)];
+    fixture.server.reply(streamedAnswer("the key is ", head, tail, "."));
+    const result = streamText({ model: model(), prompt: "what is the key?" });
+    const deltas: string[] = [];
+    for await (const delta of result.textStream) deltas.push(delta);
+    assert.equal(deltas.join(""), "the key is [redacted].");
+    assert.ok(
+      deltas.every((d) => !d.includes(head) && !d.includes(tail)),
+      `no half of the canary was streamed: ${JSON.stringify(deltas)}`,
+    );
+    assertNoCanary("the SDK's steps and messages", [await result.steps, (await result.response).messages]);
+    await closeAndScan(fixture.handle);
+  });
+
+  test("a blocked answer is replaced by the message, streamed and not, and the reason is nowhere", async () => {
+    fixture.server.reply(
+      completion(`secret: ${CANARY.blockedAnswer}`),
+      streamedAnswer("secret: ", CANARY.blockedAnswer),
+    );
+    const generated = await generateText({ model: model(), prompt: "tell me" });
+    assert.equal(generated.text, MESSAGES.answer);
+    const streamed = streamText({ model: model(), prompt: "tell me again" });
+    assert.equal(await streamed.text, MESSAGES.answer);
+    assertNoCanary("the SDK's results", [generated.steps, generated.response, await streamed.steps]);
+    const audit = await closeAndScan(fixture.handle);
+    assert.deepEqual(
+      audit.map((a) => [a.hook, a.outcome]),
+      [
+        ["before_response_emit", "block"],
+        ["before_response_emit", "block"],
+      ],
+    );
+  });
+
+  test("a tool call refused by before_tool_call does not run; the model reads the message, never the reason", async () => {
+    let deleted = false;
+    const tools = gatehouseTools(
+      fixture.handle.gatehouse,
+      {
+        deleteFiles: tool({
+          description: "deletes files",
+          inputSchema: z.object({ path: z.string() }),
+          execute: async () => {
+            deleted = true;
+            return "deleted";
+          },
+        }),
+      },
+      { sessionId: "ai-sdk-session" },
+    );
+    fixture.server.reply(
+      completion([{ name: "deleteFiles", input: { path: "/" } }]),
+      completion("I could not delete."),
+    );
+    const result = await generateText({ model: model(), prompt: "clean up", tools, stopWhen: stepCountIs(3) });
+    assert.equal(deleted, false, "the tool's side effect did not happen");
+    assert.equal(result.text, "I could not delete.");
+    const second = JSON.stringify(fixture.server.requests[1]?.body);
+    assert.match(second, new RegExp(MESSAGES.tool));
+    assertNoCanary("the model's second request", second);
+    assertNoCanary("the SDK's steps", result.steps);
+    const audit = await closeAndScan(fixture.handle);
+    assert.deepEqual(
+      audit.map((a) => [a.hook, a.outcome]),
+      [["before_tool_call", "block"]],
+    );
+  });
+
+  test("a tool output is redacted by after_tool_call before the model, the steps and the messages see it", async () => {
+    const tools = gatehouseTools(fixture.handle.gatehouse, {
+      lookup: tool({
+        description: "looks a person up",
+        inputSchema: z.object({ name: z.string() }),
+        execute: async ({ name }) => `${name}: ${CANARY.toolOutput}`,
+      }),
+    });
+    fixture.server.reply(completion([{ name: "lookup", input: { name: "Ada" } }]), completion("Found her."));
+    const result = await generateText({ model: model(), prompt: "find Ada", tools, stopWhen: stepCountIs(3) });
+    assert.equal(result.text, "Found her.");
+    const second = JSON.stringify(fixture.server.requests[1]?.body);
+    assert.match(second, /Ada: \[email\]/);
+    assertNoCanary("the model's second request", second);
+    assertNoCanary("the SDK's steps and messages", [result.steps, result.response.messages]);
+    await closeAndScan(fixture.handle);
+  });
+
+  test("a tool offered without gatehouseTools() while a tool hook listens is refused before the model is called", async () => {
+    const unwrapped = {
+      deleteFiles: tool({ inputSchema: z.object({ path: z.string() }), execute: async () => "deleted" }),
+    };
+    await assert.rejects(
+      generateText({ model: model(), prompt: "clean up", tools: unwrapped }),
+      /deleteFiles is offered to the model without gatehouseTools\(\)/,
+    );
+    assert.equal(fixture.server.requests.length, 0);
+    await fixture.handle.gatehouse.close();
+  });
+
+  test("an answer the policy has nothing against is delivered as the model wrote it", async () => {
+    fixture.server.reply(chatAnswer("plain answer"));
+    const result = streamText({ model: model(), prompt: "hi" });
+    assert.equal(await result.text, "plain answer");
+    await fixture.handle.gatehouse.close();
+  });
+});
