@@ -10,7 +10,16 @@ import { generateText, stepCountIs, streamText, tool, wrapLanguageModel } from "
 import { z } from "zod";
 import { gatehouseMiddleware, gatehouseTools } from "../../src/adapters/ai-sdk.js";
 import { chatAnswer, chatChunk } from "../models/mock-server.js";
-import { assertNoCanary, CANARY, canaryFixture, closeAndScan, completion, MESSAGES } from "./canaries.js";
+import {
+  assertNoCanary,
+  CANARY,
+  canaryFixture,
+  closeAndScan,
+  completion,
+  MESSAGES,
+  policyGatehouse,
+  stopPolicy,
+} from "./canaries.js";
 
 /** A streamed answer in these deltas (a canary split across two of them). */
 const streamedAnswer = (...deltas: string[]) => ({
@@ -163,6 +172,40 @@ describe("the AI SDK middleware and tools", () => {
     fixture.server.reply(chatAnswer("plain answer"));
     const result = streamText({ model: model(), prompt: "hi" });
     assert.equal(await result.text, "plain answer");
+    await fixture.handle.gatehouse.close();
+  });
+
+  test("a tool hook's stopRun ends the SDK's loop: the next model call is not made, the user reads the stop's message", async () => {
+    const gatehouse = policyGatehouse(stopPolicy);
+    let wired = false;
+    const tools = gatehouseTools(gatehouse, {
+      finish: tool({ inputSchema: z.object({}), execute: async () => "finished" }),
+      wire: tool({
+        inputSchema: z.object({ amount: z.number() }),
+        execute: async () => {
+          wired = true;
+          return "sent";
+        },
+      }),
+    });
+    const stopping = wrapLanguageModel({
+      model: createOpenAICompatible({ name: "test", baseURL: `${fixture.server.origin}/v1`, apiKey: "k" }).chatModel(
+        "gpt-test",
+      ),
+      middleware: gatehouseMiddleware(gatehouse),
+    });
+    fixture.server.reply(
+      completion([
+        { name: "wire", input: { amount: 5 } },
+        { name: "finish", input: {} },
+      ]),
+    );
+    const result = await generateText({ model: stopping, prompt: "go", tools, stopWhen: stepCountIs(5) });
+    assert.equal(result.text, "Stopped by the policy.");
+    assert.equal(fixture.server.requests.length, 1, "no model call after the stop");
+    assert.equal(wired, false, "a call that asks for approval, with nobody to ask, does not run");
+    assert.match(JSON.stringify(result.response.messages), /no one can be asked here/);
+    await gatehouse.close();
     await fixture.handle.gatehouse.close();
   });
 });

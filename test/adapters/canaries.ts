@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { after, afterEach, before, beforeEach } from "node:test";
 import { filesUnder } from "../../harness/sinks.js";
 import { createGatehouse } from "../../src/assembly/gatehouse.js";
-import { definePlugin } from "../../src/plugins/index.js";
+import { definePlugin, type PluginDefinition } from "../../src/plugins/index.js";
 import type { Gatehouse } from "../../src/runtime/gatehouse.js";
 import type { AuditRecord } from "../../src/store/types.js";
 import { type MockServer, startMockServer } from "../models/mock-server.js";
@@ -59,6 +59,24 @@ export const canaryPolicy = definePlugin({
     });
   },
 });
+
+/** A policy that ends the run once the tool `finish` ran (a hook's `stopRun`), and asks for approval of `wire`. */
+export const stopPolicy = definePlugin({
+  id: "stop-policy",
+  setup(api) {
+    api.on("after_tool_call", (event) =>
+      event.toolName === "finish" ? { stopRun: { message: "Stopped by the policy." } } : undefined,
+    );
+    api.on("before_tool_call", (event) =>
+      event.toolName === "wire" ? { requireApproval: { title: "Wire money?" } } : undefined,
+    );
+  },
+});
+
+/** A Gatehouse in memory with `plugins`, for the verdicts the canary policy does not give. */
+export function policyGatehouse(...plugins: PluginDefinition[]): Gatehouse {
+  return createGatehouse({ model: "scripted:echo", tools: [], plugins, store: { kind: "memory" } });
+}
 
 /**
  * Per suite: a Chat Completions server (its requests cleared before each test); per test: a

@@ -13,12 +13,23 @@ import {
   OpenAIChatCompletionsModel,
   OutputGuardrailTripwireTriggered,
   Runner,
+  ToolCallError,
+  ToolOutputGuardrailTripwireTriggered,
   tool,
 } from "@openai/agents";
 import OpenAI from "openai";
 import { z } from "zod";
 import { type GatehouseGuardrails, gatehouseGuardrails } from "../../src/adapters/openai-agents.js";
-import { assertNoCanary, CANARY, canaryFixture, closeAndScan, completion, MESSAGES } from "./canaries.js";
+import {
+  assertNoCanary,
+  CANARY,
+  canaryFixture,
+  closeAndScan,
+  completion,
+  MESSAGES,
+  policyGatehouse,
+  stopPolicy,
+} from "./canaries.js";
 
 describe("the OpenAI Agents guardrails", () => {
   const fixture = canaryFixture();
@@ -152,6 +163,46 @@ describe("the OpenAI Agents guardrails", () => {
     });
     await assert.rejects(runner.run(agent([ungated]), "clean up"), /deleteFiles lacks the Gatehouse tool guardrails/);
     assert.equal(fixture.server.requests.length, 0);
+    await fixture.handle.gatehouse.close();
+  });
+
+  test("a tool hook's stopRun halts the run with the tool output tripwire, its outputInfo the stop's message (in the SDK's ToolCallError)", async () => {
+    const gatehouse = policyGatehouse(stopPolicy);
+    const own = gatehouseGuardrails(gatehouse);
+    const finish = tool({
+      name: "finish",
+      description: "finishes",
+      parameters: z.object({}),
+      inputGuardrails: [own.toolInput],
+      outputGuardrails: [own.toolOutput],
+      execute: async () => "finished",
+    });
+    const stopping = new Agent({
+      name: "assistant",
+      model: new OpenAIChatCompletionsModel(
+        new OpenAI({ baseURL: `${fixture.server.origin}/v1`, apiKey: "k" }),
+        "gpt-test",
+      ),
+      inputGuardrails: [own.input],
+      tools: [finish],
+    });
+    fixture.server.reply(completion([{ name: "finish", input: {} }]));
+    const error = await runner.run(stopping, "go").then(
+      () => assert.fail("the run was not stopped"),
+      (e: unknown) => e,
+    );
+    // The SDK wraps a tool guardrail's tripwire in the ToolCallError of the call.
+    assert.ok(
+      error instanceof ToolCallError && error.error instanceof ToolOutputGuardrailTripwireTriggered,
+      String(error),
+    );
+    assert.deepEqual(error.error.result.output.outputInfo, {
+      message: "Stopped by the policy.",
+      hook: "after_tool_call",
+      pluginId: "stop-policy",
+    });
+    assert.equal(fixture.server.requests.length, 1, "no model call after the stop");
+    await gatehouse.close();
     await fixture.handle.gatehouse.close();
   });
 });
