@@ -42,15 +42,21 @@ describe("the AI SDK middleware and tools", () => {
       middleware: gatehouseMiddleware(fixture.handle.gatehouse, { sessionId: "ai-sdk-session" }),
     });
 
-  test("a canary prompt is blocked by before_agent_run: the model is never called, the user reads the message", async () => {
-    const result = await generateText({ model: model(), prompt: `hello ${CANARY.prompt}` });
-    assert.equal(result.text, MESSAGES.prompt);
+  test("a canary prompt is blocked by before_input or before_agent_run: the model is never called, the user reads the message", async () => {
+    const input = await generateText({ model: model(), prompt: `hello ${CANARY.input}` });
+    assert.equal(input.text, MESSAGES.input);
+    const prompt = await generateText({ model: model(), prompt: `hello ${CANARY.prompt}` });
+    assert.equal(prompt.text, MESSAGES.prompt);
     assert.equal(fixture.server.requests.length, 0);
-    assertNoCanary("the SDK's steps and messages", [result.steps, result.response.messages]);
+    assertNoCanary("the SDK's steps and messages", [input.steps, input.response.messages]);
+    assertNoCanary("the SDK's steps and messages", [prompt.steps, prompt.response.messages]);
     const audit = await closeAndScan(fixture.handle);
     assert.deepEqual(
       audit.map((a) => [a.hook, a.pluginId, a.outcome, a.sessionId]),
-      [["before_agent_run", "canary-policy", "block", "ai-sdk-session"]],
+      [
+        ["before_input", "canary-policy", "block", "ai-sdk-session"],
+        ["before_agent_run", "canary-policy", "block", "ai-sdk-session"],
+      ],
     );
   });
 
@@ -61,21 +67,21 @@ describe("the AI SDK middleware and tools", () => {
     await closeAndScan(fixture.handle);
   });
 
-  test("a canary in a generated answer is rewritten by before_response_emit before the SDK returns it", async () => {
-    fixture.server.reply(completion(`the key is ${CANARY.answer}.`));
+  test("canaries in a generated answer are rewritten by before_response_emit and message_sending before the SDK returns it", async () => {
+    fixture.server.reply(completion(`the key is ${CANARY.answer}, the code ${CANARY.sending}.`));
     const result = await generateText({ model: model(), prompt: "what is the key?" });
-    assert.equal(result.text, "the key is [redacted].");
+    assert.equal(result.text, "the key is [redacted], the code [sent].");
     assertNoCanary("the SDK's steps, messages and response", [result.steps, result.response, result.content]);
     await closeAndScan(fixture.handle);
   });
 
   test("a streamed answer is held until it passed: no delta carries the canary, even split across chunks", async () => {
     const [head, tail] = [CANARY.answer.slice(0, 8), CANARY.answer.slice(8)];
-    fixture.server.reply(streamedAnswer("the key is ", head, tail, "."));
+    fixture.server.reply(streamedAnswer("the key is ", head, tail, `, the code ${CANARY.sending}.`));
     const result = streamText({ model: model(), prompt: "what is the key?" });
     const deltas: string[] = [];
     for await (const delta of result.textStream) deltas.push(delta);
-    assert.equal(deltas.join(""), "the key is [redacted].");
+    assert.equal(deltas.join(""), "the key is [redacted], the code [sent].");
     assert.ok(
       deltas.every((d) => !d.includes(head) && !d.includes(tail)),
       `no half of the canary was streamed: ${JSON.stringify(deltas)}`,

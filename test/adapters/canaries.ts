@@ -16,8 +16,12 @@ import { type MockServer, startMockServer } from "../models/mock-server.js";
 export const CANARY = {
   /** In a user's prompt: `before_agent_run` blocks it. */
   prompt: "prompt-canary-7Q2",
+  /** In a user's prompt: `before_input` blocks it. */
+  input: "input-canary-R5T",
   /** In a model's answer: `before_response_emit` rewrites it away. */
   answer: "answer-canary-K9F",
+  /** In a model's answer: `message_sending` rewrites it away. */
+  sending: "sending-canary-H3J",
   /** In a model's answer: `before_response_emit` blocks the answer. */
   blockedAnswer: "blocked-canary-W4M",
   /** In a tool's output: `after_tool_call` redacts it. */
@@ -28,6 +32,7 @@ export const CANARY = {
 
 export const MESSAGES = {
   prompt: "Your message was refused by the policy.",
+  input: "That input is not accepted here.",
   answer: "The answer was withheld by the policy.",
   tool: "deleteFiles is not allowed here.",
 } as const;
@@ -36,6 +41,16 @@ export const MESSAGES = {
 export const canaryPolicy = definePlugin({
   id: "canary-policy",
   setup(api) {
+    api.on("before_input", (event) =>
+      event.prompt.includes(CANARY.input)
+        ? { outcome: "block", reason: CANARY.reason, message: MESSAGES.input }
+        : undefined,
+    );
+    api.on("message_sending", (event) =>
+      event.content.includes(CANARY.sending)
+        ? { content: event.content.replaceAll(CANARY.sending, "[sent]") }
+        : undefined,
+    );
     api.on("before_agent_run", (event) =>
       event.prompt.includes(CANARY.prompt)
         ? { outcome: "block", reason: CANARY.reason, message: MESSAGES.prompt }

@@ -61,21 +61,25 @@ describe("the OpenAI Agents guardrails", () => {
       tools,
     });
 
-  test("a canary prompt trips the input guardrail before the model is called; outputInfo carries the message, never the reason", async () => {
-    const error = await stopped(agent(), `hello ${CANARY.prompt}`);
-    assert.ok(error instanceof InputGuardrailTripwireTriggered, String(error));
-    assert.deepEqual(error.result.output.outputInfo, {
-      message: MESSAGES.prompt,
-      hook: "before_agent_run",
-      pluginId: "canary-policy",
-    });
+  test("a canary prompt trips the input guardrail (before_input, before_agent_run) before the model is called; outputInfo carries the message, never the reason", async () => {
+    for (const [canary, hook, message] of [
+      [CANARY.input, "before_input", MESSAGES.input],
+      [CANARY.prompt, "before_agent_run", MESSAGES.prompt],
+    ] as const) {
+      const error = await stopped(agent(), `hello ${canary}`);
+      assert.ok(error instanceof InputGuardrailTripwireTriggered, String(error));
+      assert.deepEqual(error.result.output.outputInfo, { message, hook, pluginId: "canary-policy" });
+      assertNoCanary("the tripwire's message", error.message);
+    }
     assert.equal(fixture.server.requests.length, 0, "the model never read the prompt");
-    assertNoCanary("the tripwire's message", error.message);
     assertNoCanary("the SDK session", await session.getItems());
     const audit = await closeAndScan(fixture.handle);
     assert.deepEqual(
       audit.map((a) => [a.hook, a.outcome, a.sessionId]),
-      [["before_agent_run", "block", "agents-session"]],
+      [
+        ["before_input", "block", "agents-session"],
+        ["before_agent_run", "block", "agents-session"],
+      ],
     );
   });
 
@@ -93,11 +97,14 @@ describe("the OpenAI Agents guardrails", () => {
     await closeAndScan(fixture.handle);
   });
 
-  test("a rewritten answer trips the output guardrail with the rewritten text; the original is in no message or session", async () => {
-    fixture.server.reply(completion(`the key is ${CANARY.answer}.`));
+  test("an answer rewritten by before_response_emit and message_sending trips the output guardrail with the rewritten text; the original is in no message or session", async () => {
+    fixture.server.reply(completion(`the key is ${CANARY.answer}, the code ${CANARY.sending}.`));
     const error = await stopped(agent(), "what is the key?");
     assert.ok(error instanceof OutputGuardrailTripwireTriggered, String(error));
-    assert.deepEqual(error.result.output.outputInfo, { message: "the key is [redacted].", rewritten: true });
+    assert.deepEqual(error.result.output.outputInfo, {
+      message: "the key is [redacted], the code [sent].",
+      rewritten: true,
+    });
     assertNoCanary("the tripwire's message", error.message);
     assertNoCanary("the SDK session", await session.getItems());
     await closeAndScan(fixture.handle);
