@@ -67,8 +67,8 @@ export class GatehouseToolError extends Error {
 }
 
 /**
- * The middleware: before each model call, the input gates on a new user message (`before_input`,
- * `before_agent_run`); after it, the output gates on the text it generated (`before_response_emit`,
+ * The middleware: before each model call, the input gates on its prompt (`before_input` on the
+ * last user message, `before_agent_run` on all of it); after it, the output gates on the text it generated (`before_response_emit`,
  * `message_sending`, `message_sent`). While an output gate listens, a stream is held until it
  * ends and passed; a block (or a stop a tool hook asked for) answers with its notice instead of
  * the model's text, and the model is not called. Throws when a tool hook listens and the call
@@ -187,8 +187,8 @@ function rememberStop(gatehouse: Gatehouse, toolCallId: string, stop: HostStop):
 }
 
 /**
- * What happens before the model is called: the tools checked, then the input gates on a new
- * user message, or a stop a tool hook asked for. Returns the text to answer with instead of the
+ * What happens before the model is called: the tools checked, a stop a tool hook asked for,
+ * then the input gates. Returns the text to answer with instead of the
  * model (null: nothing), or undefined when the model is called.
  */
 async function beforeModel(
@@ -205,10 +205,6 @@ async function beforeModel(
       );
   }
   const last = params.prompt.at(-1);
-  if (last?.role === "user") {
-    const verdict = await admitTurn(run, turnOf(params.prompt));
-    return verdict.pass ? undefined : { message: verdict.message };
-  }
   if (last?.role === "tool") {
     const stops = pendingStops.get(gatehouse);
     for (const part of last.content) {
@@ -218,20 +214,24 @@ async function beforeModel(
       return { message: (await deliverStop(run, stop)).message };
     }
   }
-  return undefined;
+  // Every call meets the input gates, not only one that ends in a user message: a prompt with an
+  // assistant prefill, or a tool loop replayed from elsewhere, would otherwise reach the model
+  // unchecked. The later steps of a tool loop show the gates the same user message again.
+  const verdict = await admitTurn(run, turnOf(params.prompt));
+  return verdict.pass ? undefined : { message: verdict.message };
 }
 
-/** The SDK's prompt as the input gates read it. */
+/** The SDK's prompt as the input gates read it: the last user message is the prompt, every other message is in `earlier`. */
 function turnOf(prompt: LanguageModelV3Prompt): HostTurn {
   const system = prompt.filter((m) => m.role === "system").map((m) => m.content);
   const rest = prompt.filter((m) => m.role !== "system");
-  const earlier = rest.slice(0, -1).map((m) => ({ role: m.role, parts: partsOf(m.content) }));
+  const user = rest.findLastIndex((m) => m.role === "user");
   const text = (m: (typeof rest)[number]) => partsOf(m.content).flatMap((p) => (p.type === "text" ? [p.text] : []));
-  const last = rest.at(-1);
+  const last = rest[user];
   return {
     prompt: last ? text(last).join("") : "",
     modelPrompt: [...system, ...rest.flatMap(text)].join("\n\n"),
-    earlier,
+    earlier: rest.filter((_, i) => i !== user).map((m) => ({ role: m.role, parts: partsOf(m.content) })),
     systemPrompt: system.join("\n\n"),
   };
 }

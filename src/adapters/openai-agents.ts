@@ -211,8 +211,9 @@ function turnOf(input: string | readonly unknown[], instructions: string): HostT
     };
   const items = input as readonly Item[];
   const lastUser = items.findLastIndex((i) => i.role === "user");
-  const earlier = items.slice(0, Math.max(lastUser, 0)).flatMap((i) => {
-    const role = ROLES[i.role ?? ""];
+  // Every item but the prompt, those after it too (an assistant prefill): before_agent_run sees them all.
+  const earlier = items.flatMap((i, at) => {
+    const role = at === lastUser ? undefined : ROLES[i.role ?? ""];
     return role ? [{ role, parts: [{ type: "text", text: itemText(i) } satisfies Part] }] : [];
   });
   const system = items.filter((i) => i.role === "system").map(itemText);

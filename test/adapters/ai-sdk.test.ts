@@ -60,6 +60,19 @@ describe("the AI SDK middleware and tools", () => {
     );
   });
 
+  test("a canary prompt followed by an assistant prefill meets the input gates too: the model is never called", async () => {
+    const result = await generateText({
+      model: model(),
+      messages: [
+        { role: "user", content: `hello ${CANARY.prompt}` },
+        { role: "assistant", content: "Sure, here it is:" },
+      ],
+    });
+    assert.equal(result.text, MESSAGES.prompt);
+    assert.equal(fixture.server.requests.length, 0);
+    await closeAndScan(fixture.handle);
+  });
+
   test("a streamed canary prompt is blocked too: the stream carries only the message", async () => {
     const result = streamText({ model: model(), prompt: `hello ${CANARY.prompt}` });
     assert.equal(await result.text, MESSAGES.prompt);
