@@ -16,6 +16,7 @@ import {
   canaryFixture,
   closeAndScan,
   completion,
+  delivered,
   MESSAGES,
   policyGatehouse,
   stopPolicy,
@@ -187,10 +188,11 @@ describe("the AI SDK middleware and tools", () => {
     await fixture.handle.gatehouse.close();
   });
 
-  test("an answer the policy has nothing against is delivered as the model wrote it", async () => {
+  test("an answer the policy has nothing against is delivered as the model wrote it, and message_sent hears of it", async () => {
     fixture.server.reply(chatAnswer("plain answer"));
     const result = streamText({ model: model(), prompt: "hi" });
     assert.equal(await result.text, "plain answer");
+    assert.equal(delivered.at(-1), "plain answer", "message_sent heard of the delivery");
     await fixture.handle.gatehouse.close();
   });
 

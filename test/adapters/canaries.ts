@@ -37,6 +37,9 @@ export const MESSAGES = {
   tool: "deleteFiles is not allowed here.",
 } as const;
 
+/** What `message_sent` heard was delivered, oldest first (the policy's observer). */
+export const delivered: string[] = [];
+
 /** The policy: one plugin, one verdict per hook, as a project would write it. */
 export const canaryPolicy = definePlugin({
   id: "canary-policy",
@@ -51,6 +54,9 @@ export const canaryPolicy = definePlugin({
         ? { content: event.content.replaceAll(CANARY.sending, "[sent]") }
         : undefined,
     );
+    api.on("message_sent", (event) => {
+      delivered.push(event.content);
+    });
     api.on("before_agent_run", (event) =>
       event.prompt.includes(CANARY.prompt)
         ? { outcome: "block", reason: CANARY.reason, message: MESSAGES.prompt }

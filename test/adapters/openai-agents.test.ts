@@ -26,6 +26,7 @@ import {
   canaryFixture,
   closeAndScan,
   completion,
+  delivered,
   MESSAGES,
   policyGatehouse,
   stopPolicy,
@@ -153,6 +154,7 @@ describe("the OpenAI Agents guardrails", () => {
     fixture.server.reply(completion([{ name: "lookup", input: { name: "Ada" } }]), completion("Found her."));
     const result = await runner.run(agent([lookup]), "find Ada", { session });
     assert.equal(result.finalOutput, "Found her.");
+    assert.equal(delivered.at(-1), "Found her.", "message_sent heard of the delivery");
     assert.ok((await session.getItems()).length >= 4, "the session kept the turn: prompt, call, output, answer");
     const second = JSON.stringify(fixture.server.requests[1]?.body);
     assert.match(second, /Ada: \[email\]/);
