@@ -1,7 +1,9 @@
 import type {
   GuardrailFunctionOutput,
   InputGuardrail,
+  Model,
   OutputGuardrail,
+  StreamEvent,
   ToolGuardrailFunctionOutput,
   ToolInputGuardrailDefinition,
   ToolOutputGuardrailDefinition,
@@ -12,8 +14,11 @@ import type { Gatehouse } from "../runtime/gatehouse.js";
 import {
   admitToolCall,
   admitTurn,
+  answersGated,
+  type GatedAnswer,
   gateAnswer,
   gateToolOutput,
+  type HostRun,
   type HostSession,
   type HostStop,
   type HostTurn,
@@ -49,6 +54,12 @@ export interface GatehouseGuardrails {
   readonly toolInput: ToolInputGuardrailDefinition;
   /** For `tool({ outputGuardrails })`: `after_tool_call`. */
   readonly toolOutput: ToolOutputGuardrailDefinition;
+  /**
+   * For `Agent({ model })`: the model with its streamed answers held until the output gates
+   * passed them. A text they change or block is not streamed at all; the output guardrail then
+   * trips on the verdict they reached (the gates run once).
+   */
+  model(model: Model): Model;
 }
 
 /**
@@ -116,13 +127,20 @@ export function gatehouseGuardrails(gatehouse: Gatehouse, options?: GatehouseAge
     },
   };
 
+  // Answers the held stream already took through the output gates, by text, for the output guardrail.
+  const streamVerdicts = new Map<string, GatedAnswer>();
+  const gateOnce = async (text: string, run: () => Promise<HostRun>) => {
+    const known = streamVerdicts.get(text);
+    streamVerdicts.delete(text);
+    return known ?? gateAnswer(await run(), [text]);
+  };
+
   const output: OutputGuardrail = {
     name: "gatehouse:output",
     async execute({ agentOutput, context }) {
       const text = asText(agentOutput);
       if (text === "") return PASS;
-      const run = await runOf(context);
-      const gated = await gateAnswer(run, [text]);
+      const gated = await gateOnce(text, () => runOf(context));
       if (!gated.pass) return tripwire(gated.by, gated.message);
       const delivered = gated.texts.at(-1) ?? "";
       if (delivered === text) return PASS;
@@ -133,7 +151,50 @@ export function gatehouseGuardrails(gatehouse: Gatehouse, options?: GatehouseAge
     },
   };
 
-  return { input, output, toolInput, toolOutput };
+  const model = (inner: Model): Model => ({
+    getResponse: (request) => inner.getResponse(request),
+    ...(inner.getRetryAdvice ? { getRetryAdvice: (args) => inner.getRetryAdvice?.(args) } : {}),
+    async *getStreamedResponse(request) {
+      const held: StreamEvent[] = [];
+      for await (const event of inner.getStreamedResponse(request)) {
+        if (event.type !== "response_done") {
+          held.push(event);
+          continue;
+        }
+        const text = responseText(event.response.output);
+        const run = await hostRun(gatehouse, session, undefined, request.signal);
+        let passed = text === "" || !answersGated(run.engine);
+        if (!passed) {
+          const gated = await gateAnswer(run, [text]);
+          if (streamVerdicts.size >= MAX_STREAM_VERDICTS) streamVerdicts.clear();
+          streamVerdicts.set(text, gated);
+          passed = gated.pass && gated.texts.at(-1) === text;
+        }
+        for (const e of held.splice(0)) if (passed || !carriesText(e)) yield e;
+        yield event;
+      }
+      // A stream that ended before its response was done: its text was never checked.
+      for (const e of held) if (!carriesText(e)) yield e;
+    },
+  });
+
+  return { input, output, toolInput, toolOutput, model };
+}
+
+/** A bound on verdicts no output guardrail took (an agent with the model wrapper but not the guardrail). */
+const MAX_STREAM_VERDICTS = 100;
+
+/** Text deltas, and the provider's raw events (which hold the same text). */
+function carriesText(event: StreamEvent): boolean {
+  return event.type === "output_text_delta" || event.type === "model";
+}
+
+/** The assistant text of a model response's output items. */
+function responseText(output: readonly unknown[]): string {
+  return (output as Item[])
+    .filter((i) => i.type === "message" && i.role === "assistant")
+    .map(itemText)
+    .join("");
 }
 
 const PASS: GuardrailFunctionOutput = { tripwireTriggered: false, outputInfo: null };

@@ -9,7 +9,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, stepCountIs, streamText, tool, wrapLanguageModel } from "ai";
 import { z } from "zod";
 import { gatehouseMiddleware, gatehouseTools } from "../../src/adapters/ai-sdk.js";
-import { chatAnswer, chatChunk } from "../models/mock-server.js";
+import { chatAnswer } from "../models/mock-server.js";
 import {
   assertNoCanary,
   CANARY,
@@ -20,17 +20,8 @@ import {
   MESSAGES,
   policyGatehouse,
   stopPolicy,
+  streamedAnswer,
 } from "./canaries.js";
-
-/** A streamed answer in these deltas (a canary split across two of them). */
-const streamedAnswer = (...deltas: string[]) => ({
-  sse: [
-    { data: chatChunk({ role: "assistant", content: "" }) },
-    ...deltas.map((content) => ({ data: chatChunk({ content }) })),
-    { data: chatChunk({}, "stop") },
-    { data: "[DONE]" },
-  ],
-});
 
 describe("the AI SDK middleware and tools", () => {
   const fixture = canaryFixture();

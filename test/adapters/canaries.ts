@@ -10,7 +10,7 @@ import { createGatehouse } from "../../src/assembly/gatehouse.js";
 import { definePlugin, type PluginDefinition } from "../../src/plugins/index.js";
 import type { Gatehouse } from "../../src/runtime/gatehouse.js";
 import type { AuditRecord } from "../../src/store/types.js";
-import { type MockServer, startMockServer } from "../models/mock-server.js";
+import { chatChunk, type MockServer, startMockServer } from "../models/mock-server.js";
 
 /** Each canary marks content a policy keeps out of every sink; `REASON` is a block's internal reason. */
 export const CANARY = {
@@ -176,3 +176,13 @@ export function completion(answer: string | { name: string; input: object }[]) {
     },
   };
 }
+
+/** A streamed answer in these deltas (a canary split across two of them). */
+export const streamedAnswer = (...deltas: string[]) => ({
+  sse: [
+    { data: chatChunk({ role: "assistant", content: "" }) },
+    ...deltas.map((content) => ({ data: chatChunk({ content }) })),
+    { data: chatChunk({}, "stop") },
+    { data: "[DONE]" },
+  ],
+});

@@ -30,6 +30,7 @@ import {
   MESSAGES,
   policyGatehouse,
   stopPolicy,
+  streamedAnswer,
 } from "./canaries.js";
 
 describe("the OpenAI Agents guardrails", () => {
@@ -109,6 +110,55 @@ describe("the OpenAI Agents guardrails", () => {
     assertNoCanary("the tripwire's message", error.message);
     assertNoCanary("the SDK session", await session.getItems());
     await closeAndScan(fixture.handle);
+  });
+
+  test("a streamed run through guards.model holds the answer: a blocked or rewritten answer streams no delta, and trips the output guardrail once", async () => {
+    const streamedAgent = () =>
+      new Agent({
+        name: "assistant",
+        model: guards.model(
+          new OpenAIChatCompletionsModel(
+            new OpenAI({ baseURL: `${fixture.server.origin}/v1`, apiKey: "k" }),
+            "gpt-test",
+          ),
+        ),
+        inputGuardrails: [guards.input],
+        outputGuardrails: [guards.output],
+      });
+    const [head, tail] = [CANARY.answer.slice(0, 8), CANARY.answer.slice(8)];
+    fixture.server.reply(
+      streamedAnswer("secret: ", CANARY.blockedAnswer),
+      streamedAnswer("the key is ", head, tail, "."),
+      streamedAnswer("plain ", "answer"),
+    );
+    const outcomes: unknown[] = [];
+    const texts: string[] = [];
+    for (const prompt of ["tell me", "what is the key?", "hi"]) {
+      const result = await runner.run(streamedAgent(), prompt, { stream: true, session });
+      const deltas: string[] = [];
+      try {
+        for await (const delta of result.toTextStream()) deltas.push(delta);
+        await result.completed;
+        outcomes.push(result.finalOutput);
+      } catch (error) {
+        outcomes.push(error);
+      }
+      texts.push(deltas.join(""));
+    }
+    assert.deepEqual(texts, ["", "", "plain answer"], "only the answer the gates passed streamed");
+    const [blocked, rewritten, plain] = outcomes;
+    assert.ok(blocked instanceof OutputGuardrailTripwireTriggered, String(blocked));
+    assert.equal(blocked.result.output.outputInfo.message, MESSAGES.answer);
+    assert.ok(rewritten instanceof OutputGuardrailTripwireTriggered, String(rewritten));
+    assert.equal(rewritten.result.output.outputInfo.message, "the key is [redacted].");
+    assert.equal(plain, "plain answer");
+    assertNoCanary("the SDK session", await session.getItems());
+    const audit = await closeAndScan(fixture.handle);
+    assert.deepEqual(
+      audit.map((a) => [a.hook, a.outcome]),
+      [["before_response_emit", "block"]],
+      "the gates ran once per answer",
+    );
   });
 
   test("a tool call refused by before_tool_call does not run; the model reads the message, never the reason", async () => {
