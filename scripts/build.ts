@@ -24,6 +24,9 @@ await build({
   entryPoints: {
     index: "src/index.ts",
     "cli/main": "src/cli/main.ts",
+    // The host adapters: subpath exports (gatehouse-runtime/ai-sdk, …), so the core imports no host's package.
+    "adapters/ai-sdk": "src/adapters/ai-sdk.ts",
+    "adapters/openai-agents": "src/adapters/openai-agents.ts",
     // A file of its own: an OpenClaw plugin's `openclaw/plugin-sdk` import is pointed at it.
     "plugins/openclaw/sdk/plugin-entry": "src/plugins/openclaw/sdk/plugin-entry.ts",
   },

@@ -31,9 +31,14 @@ export type GatedReply =
  * The two output gates, in order: `before_response_emit` (rewrite one or every text, or block),
  * then `message_sending` (rewrite what is delivered, or cancel). A hook's internal reason
  * (`blockReason`, `cancelReason`) is never read here: the user sees a block's `message`, or
- * Gatehouse's own notice. Nothing is stored or shown here; the caller does that with the verdict.
+ * Gatehouse's own notice. Nothing is stored or shown here; the caller does that with the verdict
+ * (the run's doors, or a host adapter in src/adapters/, which needs only the engine and a signal).
  */
-export async function gateReply(deps: RuntimeDeps, state: RunState, reply: Reply): Promise<GatedReply> {
+export async function gateReply(
+  deps: Pick<RuntimeDeps, "engine">,
+  state: Pick<RunState, "signal">,
+  reply: Reply,
+): Promise<GatedReply> {
   const { engine } = deps;
   let text = reply.text;
   let allContent: readonly string[] = reply.allContent ?? [text];
@@ -69,7 +74,7 @@ export async function gateReply(deps: RuntimeDeps, state: RunState, reply: Reply
 }
 
 /** `message_sent` for a text that was delivered. */
-export async function announceDelivery(deps: RuntimeDeps, text: string): Promise<void> {
+export async function announceDelivery(deps: Pick<RuntimeDeps, "engine">, text: string): Promise<void> {
   if (deps.engine.hasHooks("message_sent"))
     await deps.engine.emit("message_sent", { to: audience(), content: text, success: true });
 }
