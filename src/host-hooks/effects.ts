@@ -112,7 +112,11 @@ export const EFFECTS: readonly EffectRow[] = [
     claude: ["yes", 'Stop `decision: "block"` with the instruction; one pass per answer', ROUND],
     codex: ["yes", 'Stop `decision: "block"` with the instruction', ROUND],
     gemini: ["yes", 'AfterAgent `decision: "deny"` with the instruction as the next prompt', ROUND],
-    cursor: ["yes", "stop `followup_message`", ROUND],
+    cursor: [
+      "partly",
+      "stop `followup_message`; Cursor's stop payload carries no answer text, so `lastAssistantMessage` is empty",
+      ROUND,
+    ],
   }),
   row(
     "before_response_emit, message_sending",
