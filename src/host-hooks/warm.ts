@@ -154,15 +154,13 @@ export interface Daemon {
   /** Settles when the daemon has stopped (idle, or `stop()`). */
   readonly stopped: Promise<void>;
   stop(): Promise<void>;
-  /** How many times the guard was (re)built; for tests. */
-  readonly loads: () => number;
 }
 
 /**
  * Serves hook calls on the socket until idle. Every call checks the guard's files: when one
- * changed (gatehouse.json, a settings file, a plugin file, the trust store) the guard is built
- * again before the call is answered, and the old one closes once its calls are done. Calls run
- * concurrently. A socket file left by a daemon that died is replaced; a live daemon on it is
+ * changed (gatehouse.json, a settings file, a plugin file, the trust store) the daemon hands the
+ * call back unanswered (the client answers it in-process, with the new files) and stops once the
+ * calls under way are answered; the next call starts a new daemon. Calls run concurrently. A socket file left by a daemon that died is replaced; a live daemon on it is
  * left alone (this one exits).
  */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon | undefined> {
@@ -172,32 +170,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon | unde
   try {
     unlinkSync(socketPath);
   } catch {}
-  let current: { guard: WarmGuard; hash: string; active: number; retired: boolean } | undefined;
-  let loading: Promise<NonNullable<typeof current>> | undefined;
-  let loads = 0;
-  const load = async () => {
-    const guard = await options.open();
-    loads++;
-    return { guard, hash: contentHash(guard.watched), active: 0, retired: false };
+  const guard = await options.open();
+  const hash = contentHash(guard.watched);
+  /** The guard, while its files are as they were; after a change this daemon is done. */
+  const guardFor = () => {
+    if (contentHash(guard.watched) === hash) return guard;
+    // Modules are cached for the life of a process: a changed plugin loads only in a new one.
+    void stop();
+    throw new ConfigChanged();
   };
-  const retire = (entry: NonNullable<typeof current>) => {
-    entry.retired = true;
-    if (entry.active === 0) void entry.guard.close();
-  };
-  /** The guard for a call: the current one, or a fresh one when its files changed. */
-  const guardFor = async () => {
-    if (current && contentHash(current.guard.watched) === current.hash) return current;
-    loading ??= load().finally(() => {
-      loading = undefined;
-    });
-    const fresh = await loading;
-    if (current !== fresh) {
-      if (current) retire(current);
-      current = fresh;
-    }
-    return fresh;
-  };
-  current = await load();
 
   let idle: NodeJS.Timeout | undefined;
   let inFlight = 0;
@@ -217,37 +198,39 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon | unde
     socket.on("error", () => {});
     socket.on("data", (c: Buffer) => chunks.push(c));
     await new Promise<void>((r) => socket.once("end", r).once("close", r));
-    let entry: NonNullable<typeof current> | undefined;
     try {
       const request = JSON.parse(Buffer.concat(chunks).toString("utf8")) as WarmRequest;
-      entry = await guardFor();
-      entry.active++;
-      const answer = await entry.guard.answer(request.agent, request.payload);
+      const answer = await guardFor().answer(request.agent, request.payload);
       if (!socket.destroyed) socket.end(JSON.stringify(answer));
     } catch (error) {
       // No answer: the client answers in-process (and fails closed there if it must).
-      options.log?.(`gatehouse: hook daemon: ${error instanceof Error ? error.message : String(error)}\n`);
+      if (!(error instanceof ConfigChanged))
+        options.log?.(`gatehouse: hook daemon: ${error instanceof Error ? error.message : String(error)}\n`);
       socket.destroy();
     } finally {
-      if (entry) {
-        entry.active--;
-        if (entry.retired && entry.active === 0) void entry.guard.close();
-      }
       inFlight--;
-      armIdle();
+      if (stopping === undefined) armIdle();
+      else if (inFlight === 0) void finish();
     }
   }
   let stopping: Promise<void> | undefined;
+  let finished: Promise<void> | undefined;
+  /** Once the calls under way are answered: the guard closes and the daemon is done. */
+  const finish = () => {
+    finished ??= guard.close().then(resolveStopped, resolveStopped);
+    return finished;
+  };
   function stop(): Promise<void> {
     stopping ??= (async () => {
       clearTimeout(idle);
-      await new Promise<void>((r) => server.close(() => r()));
-      for (const file of [socketPath, pidFileOf(socketPath)])
-        try {
-          unlinkSync(file);
-        } catch {}
-      await current?.guard.close();
-      resolveStopped();
+      // Closing the server removes its socket at once, so a new daemon can take the path while
+      // this one answers the calls it has; the pid file goes with it.
+      try {
+        unlinkSync(pidFileOf(socketPath));
+      } catch {}
+      server.close();
+      if (inFlight === 0) await finish();
+      await stopped;
     })();
     return stopping;
   }
@@ -265,5 +248,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon | unde
     unlinkSync(`${socketPath}.starting`);
   } catch {}
   armIdle();
-  return { stopped, stop, loads: () => loads };
+  return { stopped, stop };
+}
+
+class ConfigChanged extends Error {
+  constructor() {
+    super("the project's configuration changed");
+  }
 }
