@@ -71,7 +71,7 @@ export const EFFECTS: readonly EffectRow[] = [
   row("after_tool_call", "result (rewrite the output)", {
     claude: [
       "yes",
-      "PostToolUse `updatedToolOutput` in the tool's own shape (Bash, Read, MCP and text outputs); for a tool whose shape Gatehouse cannot write, the turn stops (`continue: false`) before the model reads the output. Claude Code's transcript keeps the original output",
+      "PostToolUse `updatedToolOutput` in the tool's own shape (Bash, Read, MCP and text outputs); for a tool whose shape Gatehouse cannot write, the turn stops (`continue: false`) before the model reads the output. Claude Code's own transcript may keep the original output",
       `${REAL}`,
     ],
     codex: [
