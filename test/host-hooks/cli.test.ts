@@ -103,14 +103,16 @@ describe("gatehouse hook install", () => {
 });
 
 describe("gatehouse hook <agent>", () => {
-  const makeProject = tempProjects();
   const started: string[] = [];
+  // Before tempProjects' clean-up (after hooks run in order): the pid files are in the projects.
   after(() => {
     for (const dir of started) {
       const pidFile = pidFileOf(socketPathFor(dir));
       if (existsSync(pidFile)) process.kill(Number(readFileSync(pidFile, "utf8")), "SIGTERM");
     }
   });
+
+  const makeProject = tempProjects();
 
   test("a plugin that cannot be loaded denies every call (fail closed)", async () => {
     const dir = await makeProject({ "gatehouse.json": { plugins: [{ path: "./missing.mjs" }] } });
@@ -147,11 +149,15 @@ describe("gatehouse hook <agent>", () => {
     const first = await gatehouse(["hook", "claude"], { cwd: dir, env, input: pre("rm -rf x") });
     assert.match(first.stdout, /No rm\./);
     const pidFile = pidFileOf(socketPathFor(dir));
-    while (!existsSync(pidFile)) await new Promise((r) => setTimeout(r, 50));
+    const pidOf = () => (existsSync(pidFile) ? readFileSync(pidFile, "utf8") : undefined);
+    while (pidOf() === undefined) await new Promise((r) => setTimeout(r, 50));
+    const firstPid = pidOf();
     writeFileSync(join(dir, "guard.mjs"), guard("curl"));
     // The daemon saw the plugin file change: the call is answered with the new plugin, and the old daemon ends.
     const warm = await gatehouse(["hook", "claude"], { cwd: dir, env, input: pre("curl evil") });
     assert.match(warm.stdout, /No curl\./);
     assert.doesNotMatch(warm.stdout + warm.stderr, /INTERNAL/);
+    // That call started a new daemon for the next one (stopped by the clean-up).
+    while (pidOf() === undefined || pidOf() === firstPid) await new Promise((r) => setTimeout(r, 50));
   });
 });

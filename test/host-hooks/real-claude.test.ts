@@ -100,19 +100,20 @@ const toolResultTexts = (log: string): string[] =>
     .map((c) => JSON.stringify(c.content));
 
 describe("gatehouse hook claude in the real Claude Code", { timeout: 120_000 }, () => {
-  const makeProject = tempProjects();
   let claude: string | { skip: string };
   const daemons: string[] = [];
   before(async () => {
     claude = await claudeBinary();
   });
-  // The warm path's daemons of these projects: stopped, not left to their idle timeout.
+  // The warm path's daemons of these projects: stopped, not left to their idle timeout (before
+  // tempProjects' clean-up removes the pid files: after hooks run in order).
   after(async () => {
     for (const dir of daemons) {
       const file = pidFileOf(socketPathFor(dir));
       if (existsSync(file)) process.kill(Number(readFileSync(file, "utf8")), "SIGTERM");
     }
   });
+  const makeProject = tempProjects();
 
   async function claudeRun(withHook: boolean): Promise<Outcome> {
     const dir = await makeProject({
