@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { withCompatTables } from "../src/command-hooks/compat.js";
 import { renderHooksDoc } from "./hooks-doc.js";
+import { AGENTS, HOST_PAGES, renderHostPage } from "./hosts-doc.js";
 import { withOpenClawTables } from "./openclaw-doc.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -21,3 +22,10 @@ console.log(`wrote the OpenClaw tables of ${plugins}`);
 const commandHooks = join(root, "docs", "command-hooks.md");
 writeFileSync(commandHooks, withCompatTables(readFileSync(commandHooks, "utf8")));
 console.log(`wrote the Claude Code compatibility tables of ${commandHooks}`);
+
+for (const agent of AGENTS) {
+  const page = join(root, "docs", "hosts", HOST_PAGES[agent]);
+  mkdirSync(dirname(page), { recursive: true });
+  writeFileSync(page, renderHostPage(agent));
+  console.log(`wrote ${page}`);
+}

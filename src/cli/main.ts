@@ -83,6 +83,7 @@ const run = program
 /** The other commands, in `--help` order; each module is loaded only to register its command. */
 const COMMANDS: Record<string, () => Promise<void>> = {
   hooks: async () => (await import("./hooks.js")).registerHooksCommand(program),
+  hook: async () => (await import("./hook.js")).registerHookCommand(program),
   chat: async () => (await import("./chat.js")).registerChatCommand(program),
   sessions: async () => (await import("./sessions.js")).registerSessionsCommand(program),
   audit: async () => (await import("./audit.js")).registerAuditCommand(program),

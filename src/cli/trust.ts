@@ -138,7 +138,11 @@ export function describeTrust(trust: WorkspaceTrust): string {
   return lines.map((l) => `${terminalLine(l)}\n`).join("");
 }
 
-async function askYes(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, question: string): Promise<boolean> {
+export async function askYes(
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+  question: string,
+): Promise<boolean> {
   const rl = createInterface({ input, output, terminal: true });
   try {
     const answer = await rl.question(question);

@@ -1,3 +1,5 @@
+import type { HookName } from "../hooks/catalog.js";
+
 /**
  * The command-hook events Gatehouse fires, as data. Everything that differs per event lives
  * here so the loader, the protocol and the dispatcher share one answer: which payload field
@@ -228,3 +230,27 @@ export function matchValueOf(event: CommandHookEvent, payload: Readonly<Record<s
   const value = payload[field];
   return typeof value === "string" ? value : undefined;
 }
+
+/**
+ * The catalog hook each event fires at (plugin.ts registers each event's handler there). The
+ * same table read the other way is what `gatehouse hook` fires when another agent sends the event
+ * (src/host-hooks/).
+ */
+export const CATALOG_HOOK_OF = {
+  SessionStart: "session_start",
+  SessionEnd: "session_end",
+  UserPromptSubmit: "before_input",
+  PreToolUse: "before_tool_call",
+  PermissionRequest: "permission_request",
+  PermissionDenied: "permission_denied",
+  PostToolUse: "after_tool_call",
+  PostToolUseFailure: "after_tool_call",
+  Stop: "before_agent_finalize",
+  SubagentStop: "before_agent_finalize",
+  SubagentStart: "subagent_start",
+  PreCompact: "before_compaction",
+  PostCompact: "after_compaction",
+  Notification: "notification",
+  StopFailure: "agent_end",
+  PostToolBatch: "after_tool_batch",
+} as const satisfies Readonly<Record<CommandHookEvent, HookName>>;
