@@ -1,7 +1,7 @@
 import type { Gatehouse, RunStream } from "../src/runtime/gatehouse.js";
 import type { RunEvent, RunInput, RunResult } from "../src/runtime/types.js";
 import { openService, type RunningServer } from "../src/server/index.js";
-import type { StoreOptions } from "../src/store/index.js";
+import type { SessionStore } from "../src/store/index.js";
 
 /**
  * `gatehouse serve` as a further surface for the harness: the scenario's Gatehouse behind the
@@ -17,6 +17,10 @@ export class HttpSurface {
   readonly streams: string[] = [];
   /** Where what the client received differs from what the run pushed. */
   readonly mismatches: string[] = [];
+  /** The sessions it created: each has an owner row in the server's own table (server_session_owners). */
+  readonly sessions: string[] = [];
+  /** The runs it served (top-level): each has steps in the console's table (server_run_steps). */
+  readonly runs: string[] = [];
   private readonly pushed = new Map<string, RunEvent[]>();
 
   private constructor(
@@ -24,9 +28,13 @@ export class HttpSurface {
     private readonly gatehouse: Gatehouse,
   ) {}
 
+  /**
+   * `store` is the scenario's: the server's records are tables of it (as `serve` keeps them), so
+   * they are read back with every other table.
+   */
   static async start(
     gatehouse: Gatehouse,
-    store: StoreOptions,
+    store: SessionStore,
     onStream: (stream: RunStream) => void,
   ): Promise<HttpSurface> {
     const service = await openService({ store, config: { limits: { requestTimeoutMs: 600_000 } } });
@@ -62,7 +70,9 @@ export class HttpSurface {
     if (!stream) {
       this.answers.push(text);
       if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
-      return JSON.parse(text) as RunResult;
+      const result = JSON.parse(text) as RunResult;
+      this.runs.push(result.runId);
+      return result;
     }
     this.streams.push(text);
     const received: RunEvent[] = [];
@@ -83,6 +93,7 @@ export class HttpSurface {
     if (received.map(wire).join("\n") !== pushed.map(wire).join("\n"))
       this.mismatches.push(`run ${end.result.runId}: the SSE events differ from the events the run pushed`);
     this.answers.push(JSON.stringify(end.result));
+    this.runs.push(end.result.runId);
     return end.result;
   }
 
@@ -124,7 +135,9 @@ export class HttpSurface {
     });
     const text = await res.text();
     this.answers.push(text);
-    return (JSON.parse(text) as { id: string }).id;
+    const { id } = JSON.parse(text) as { id: string };
+    this.sessions.push(id);
+    return id;
   }
 }
 
