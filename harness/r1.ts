@@ -709,7 +709,7 @@ function checkContained(target: Target, s: Sinks): string[] {
     const runId = s.timeline.runIdOf(target.runTag);
     const category = `sandbox:${target.audited}`;
     if (!sandboxRecords(s.auditRecords).some((r) => r.runId === runId && r.category === category))
-      say(`no ${category} decision in the audit trail`);
+      say(`no ${category} decision in the audit trail (the call's error: ${String(call?.error).slice(0, 300)})`);
   }
   return problems;
 }
