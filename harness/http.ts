@@ -16,6 +16,10 @@ export class HttpSurface {
   readonly streams: string[] = [];
   /** Where what the client received differs from what the run pushed. */
   readonly mismatches: string[] = [];
+  /** The sessions it created: each has an owner row in the server's own table (server_session_owners). */
+  readonly sessions: string[] = [];
+  /** The runs it served (top-level): each has steps in the console's table (server_run_steps). */
+  readonly runs: string[] = [];
   private readonly pushed = new Map<string, RunEvent[]>();
 
   private constructor(
@@ -61,7 +65,9 @@ export class HttpSurface {
     if (!stream) {
       this.answers.push(text);
       if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
-      return JSON.parse(text) as RunResult;
+      const result = JSON.parse(text) as RunResult;
+      this.runs.push(result.runId);
+      return result;
     }
     this.streams.push(text);
     const received: RunEvent[] = [];
@@ -82,6 +88,7 @@ export class HttpSurface {
     if (received.map(wire).join("\n") !== pushed.map(wire).join("\n"))
       this.mismatches.push(`run ${end.result.runId}: the SSE events differ from the events the run pushed`);
     this.answers.push(JSON.stringify(end.result));
+    this.runs.push(end.result.runId);
     return end.result;
   }
 
@@ -123,7 +130,9 @@ export class HttpSurface {
     });
     const text = await res.text();
     this.answers.push(text);
-    return (JSON.parse(text) as { id: string }).id;
+    const { id } = JSON.parse(text) as { id: string };
+    this.sessions.push(id);
+    return id;
   }
 }
 

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { notices } from "../src/runtime/notices.js";
-import type { RunResult } from "../src/runtime/types.js";
+import type { ApprovalRequest, RunResult } from "../src/runtime/types.js";
+import { resetSandbox, sandboxAvailability } from "../src/sandbox/runtime.js";
 import { openMemoryStore } from "../src/store/index.js";
 import type { SessionStore } from "../src/store/types.js";
 import { captureLogger, captureSpans, captureStdio } from "./capture.js";
@@ -14,14 +15,24 @@ import {
   describeScenario,
   generateScenario,
   type Path,
+  SANDBOX_KINDS,
   type Scenario,
   type StoreKind,
   type Target,
   UPS_NOTICE,
 } from "./scenario.js";
-import { dropSchema, filesUnder, openScenarioStore, type Sink, sinkHas, textSink } from "./sinks.js";
+import { dropSchema, filesUnder, openScenarioStore, SERVICE_TABLES, type Sink, sinkHas, textSink } from "./sinks.js";
 import { type Entry, type MarkerKind, Timeline, tapPlugin } from "./timeline.js";
-import { ProviderFaults, registerMcpResults, releaseMcpServer, scenarioGatehouse, useMcpServer } from "./world.js";
+import {
+  ProviderFaults,
+  registerMcpResults,
+  releaseMcpServer,
+  releaseSinkServer,
+  scenarioGatehouse,
+  sinkBodies,
+  useMcpServer,
+  useSinkServer,
+} from "./world.js";
 
 /**
  * R1 — canary: blocked content never persists. Each scenario runs through the real runtime on
@@ -64,6 +75,8 @@ export const COUNTS = [
   "revisions",
   "provider retries",
   "summary retries",
+  "approvals asked",
+  "sandbox refusals audited",
 ] as const;
 export type Count = (typeof COUNTS)[number];
 
@@ -83,6 +96,15 @@ export interface R1Options {
   readonly surface?: Surface;
 }
 
+/**
+ * Whether R1 generates the sandbox kinds here: only where the OS sandbox runs (bubblewrap and
+ * socat on Linux, macOS); elsewhere the reason, printed by the soak and the tests.
+ */
+export function sandboxUnavailable(): string | undefined {
+  const availability = sandboxAvailability();
+  return availability.available ? undefined : availability.reason;
+}
+
 export interface R1Figures {
   readonly scenarios: number;
   readonly targets: number;
@@ -99,6 +121,8 @@ export interface R1Figures {
   readonly counts: Readonly<Record<Count, number>>;
   readonly failed: readonly ScenarioReport[];
   readonly ms: number;
+  /** Why the sandbox kinds were not generated (no sandbox on this platform), if they were not. */
+  readonly sandboxSkipped?: string;
 }
 
 export async function runR1(options: R1Options): Promise<R1Figures> {
@@ -120,6 +144,7 @@ export async function runR1(options: R1Options): Promise<R1Figures> {
   // scenario's time is spent waiting on files, processes and PostgreSQL.
   const schemas: string[] = [];
   const mcpUrl = await useMcpServer();
+  const sandboxSkipped = sandboxUnavailable();
   const lane = async (k: number) => {
     const postgresSchema = `gh_r1_${process.pid}_${options.seed}_lane${k}`;
     schemas.push(postgresSchema);
@@ -127,6 +152,7 @@ export async function runR1(options: R1Options): Promise<R1Figures> {
       const scenario = generateScenario(options.seed, index, {
         stores,
         ...(options.childDerived === false ? { childDerived: false } : {}),
+        ...(sandboxSkipped ? { sandboxEvery: 0 } : {}),
       });
       const report = await runScenario(scenario, {
         mcpUrl,
@@ -140,6 +166,7 @@ export async function runR1(options: R1Options): Promise<R1Figures> {
         if (t.path) byPath[t.path] = (byPath[t.path] ?? 0) + 1;
       }
       for (const c of COUNTS) counts[c] += report.counts[c] ?? 0;
+      if (!scenario.kill) for (const a of scenario.allowed) byPath[a.path] = (byPath[a.path] ?? 0) + 1;
       // The retries are counted where they happened (a plan the run never reached is a failure).
       byPath["provider-retry"] = (byPath["provider-retry"] ?? 0) + (report.counts["provider retries"] ?? 0);
       byPath["summary-retry"] = (byPath["summary-retry"] ?? 0) + (report.counts["summary retries"] ?? 0);
@@ -156,6 +183,8 @@ export async function runR1(options: R1Options): Promise<R1Figures> {
     await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, (_, k) => lane(k)));
   } finally {
     await releaseMcpServer();
+    // The sandbox runtime's proxies would keep the process alive.
+    await resetSandbox();
     const url = options.postgresUrl;
     if (url) await Promise.all(schemas.map((schema) => dropSchema(url, schema).catch(() => undefined)));
   }
@@ -173,6 +202,7 @@ export async function runR1(options: R1Options): Promise<R1Figures> {
     counts,
     failed,
     ms: performance.now() - started,
+    ...(sandboxSkipped ? { sandboxSkipped } : {}),
   };
 }
 
@@ -181,7 +211,8 @@ export function defaultStores(postgresUrl: string | undefined): StoreKind[] {
   return postgresUrl ? ["sqlite", "sqlite", "sqlite", "memory", "postgres"] : ["sqlite", "sqlite", "sqlite", "memory"];
 }
 
-const MARKER_OF: Record<BlockKind, MarkerKind> = {
+/** The verdict's moment for each kind; the kinds without one (the sandbox's, masking) keep their canary out of the process: nowhere, ever. */
+const MARKER_OF: Partial<Record<BlockKind, MarkerKind>> = {
   "prompt-gate": "prompt-block",
   "input-gate": "prompt-block",
   ups: "prompt-block",
@@ -200,6 +231,9 @@ const MARKER_OF: Record<BlockKind, MarkerKind> = {
   "summary-block": "write-block",
   "write-block": "write-block",
   "replacement-block": "write-block",
+  "ask-denied": "permission-deny",
+  "ask-unattended": "permission-deny",
+  "parser-refusal": "permission-deny",
 };
 
 /** The denials a deny rule makes: no hook that could let the call through may see its input. */
@@ -234,6 +268,12 @@ export interface ScenarioOptions {
   readonly failingAttempts?: number;
   /** Where runs are sent: the runtime's API (default), or `gatehouse serve`'s HTTP API (JSON and SSE). */
   readonly surface?: Surface;
+  /** For the harness's own tests: a sandboxed scenario's Bash runs unsandboxed, so its canaries get out. */
+  readonly noSandbox?: boolean;
+  /** For the harness's own tests: the approver says yes to every ask. */
+  readonly approveAll?: boolean;
+  /** The loopback sink's port (runScenario starts one for a sandboxed scenario). */
+  readonly sinkPort?: number;
 }
 
 export type Surface = "runtime" | "http";
@@ -243,12 +283,14 @@ export async function runScenario(scenario: Scenario, options: ScenarioOptions =
   const ownMcp = usesMcp && options.mcpUrl === undefined;
   const mcpUrl = ownMcp ? await useMcpServer() : options.mcpUrl;
   const unregister = registerMcpResults(scenario.mcp);
+  const sinkPort = scenario.sandbox ? await useSinkServer() : undefined;
   try {
-    const scenarioOptions = { ...options, ...(usesMcp && mcpUrl ? { mcpUrl } : {}) };
+    const scenarioOptions = { ...options, ...(usesMcp && mcpUrl ? { mcpUrl } : {}), ...(sinkPort ? { sinkPort } : {}) };
     return scenario.kill ? await runKilled(scenario, scenarioOptions) : await runInProcess(scenario, scenarioOptions);
   } finally {
     unregister();
     if (ownMcp) await releaseMcpServer();
+    if (sinkPort) await releaseSinkServer();
   }
 }
 
@@ -256,6 +298,10 @@ async function runInProcess(scenario: Scenario, options: ScenarioOptions): Promi
   const { postgresUrl } = options;
   const started = performance.now();
   const dir = mkdtempSync(join(tmpdir(), "gatehouse-r1-"));
+  // Outside the project: where a sandboxed command tries to write.
+  const outside = `${dir}-outside`;
+  mkdirSync(outside);
+  const asked: ApprovalRequest[] = [];
   const hookLog = join(dir, "hook.log");
   writeFileSync(hookLog, "");
   const timeline = new Timeline(hookLog);
@@ -287,6 +333,11 @@ async function runInProcess(scenario: Scenario, options: ScenarioOptions): Promi
       plugins: [tapPlugin()],
       onModelCall: (prompt) => timeline.push({ type: "model", prompt }),
       faults,
+      asked,
+      outside,
+      ...(options.sinkPort ? { sinkPort: options.sinkPort } : {}),
+      ...(options.noSandbox ? { noSandbox: true } : {}),
+      ...(options.approveAll ? { approveAll: true } : {}),
     });
     timeline.tap(gatehouse);
     if (options.surface === "http") {
@@ -330,7 +381,12 @@ async function runInProcess(scenario: Scenario, options: ScenarioOptions): Promi
   const persisted = await opened.persisted();
   const hookText = readFileSync(hookLog, "utf8");
   await opened.dispose();
+  const escaped: Sink[] = [
+    ...filesUnder(outside).map((f) => ({ name: `${f.path} (outside the project)`, bytes: f.bytes })),
+    ...(scenario.sandbox ? [textSink("the loopback sink server's requests", sinkBodies.join("\n"))] : []),
+  ];
   rmSync(dir, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
 
   const leaks = check(scenario, {
     timeline,
@@ -350,8 +406,14 @@ async function runInProcess(scenario: Scenario, options: ScenarioOptions): Promi
     console: textSink("pages the web console serves (HTML and JSON)", consolePages.join("\n")),
     hookText,
     failures,
+    escaped,
+    asked,
+    auditRecords: audit,
+    served: { sessions: http?.sessions ?? [], runs: http?.runs ?? [] },
   });
   const counts = count(scenario, timeline, hookText, faults, failures);
+  counts["approvals asked"] = asked.length;
+  counts["sandbox refusals audited"] = sandboxRecords(audit).length;
   return {
     scenario,
     description: describeScenario(scenario),
@@ -520,6 +582,21 @@ interface Sinks {
   readonly console: Sink;
   readonly hookText: string;
   readonly failures: string[];
+  /** What got out of the process another way: files outside the project, the loopback sink's requests. */
+  readonly escaped: readonly Sink[];
+  /** What the scripted approver was asked. */
+  readonly asked: readonly ApprovalRequest[];
+  /** The audit records, as JSON. */
+  readonly auditRecords: string;
+  /** The sessions and runs the HTTP surface served: their ids must be in the server's own tables. */
+  readonly served: { readonly sessions: readonly string[]; readonly runs: readonly string[] };
+}
+
+/** The audit trail's sandbox refusals: `{runId, category}` of each. */
+function sandboxRecords(auditJson: string): { runId?: string; category?: string }[] {
+  if (auditJson === "") return [];
+  const records = JSON.parse(auditJson) as { runId?: string; pluginId?: string; outcome?: string; category?: string }[];
+  return records.filter((r) => r.pluginId === "sandbox" && r.outcome === "deny");
 }
 
 function excerpt(bytes: Buffer, needle: string): string {
@@ -551,9 +628,26 @@ function check(scenario: Scenario, s: Sinks): Leak[] {
       timeline.text(e),
     );
 
+  const everywhere = () => [
+    ...s.persisted,
+    ...s.logs,
+    s.audit,
+    s.results,
+    s.wire,
+    s.console,
+    ...s.escaped,
+    textSink("command-hook payloads", s.hookText),
+    ...timeline.entries.map((e) => textSink(`${e.type} #${e.seq}`, timeline.text(e))),
+  ];
   for (const target of scenario.targets) {
+    if (MARKER_OF[target.kind] === undefined) {
+      // Kept out of the process (the sandbox), or masked before anything read it: nowhere, ever.
+      scan(target, everywhere());
+      s.failures.push(...checkContained(target, s));
+      continue;
+    }
     // Every verdict, message_sending's too, acts on what is stored as well as on what is delivered.
-    scan(target, [...s.persisted, s.console, ...s.logs, s.audit, s.results]);
+    scan(target, [...s.persisted, s.console, ...s.logs, s.audit, s.results, ...s.escaped]);
     const marker = findMarker(timeline, target);
     if (!marker) {
       if (!nothingToCompact(scenario, target, s) && !unreachedSummaries(scenario, timeline).includes(target.canary))
@@ -591,26 +685,95 @@ function check(scenario: Scenario, s: Sinks): Leak[] {
         s.failures.push(`rewrite of ${target.where} in run ${target.runTag}: the replacement is not in the reply`);
     }
   }
+  s.failures.push(...checkAllowed(scenario, s), ...checkServiceTables(scenario, s));
   for (const control of scenario.controls) {
     if (!s.persisted.some((p) => sinkHas(p, control))) s.failures.push(`control ${control} not found by the scan`);
     // The console shows the store: what the store kept, its pages show (else the scan proves nothing).
     if (s.console.bytes.length > 0 && !sinkHas(s.console, control))
       s.failures.push(`control ${control} not found in the console's pages`);
   }
-  const everything = [
-    ...s.persisted,
-    ...s.logs,
-    s.audit,
-    s.results,
-    s.wire,
-    s.console,
-    textSink("command-hook payloads", s.hookText),
-    ...timeline.entries.map((e) => textSink(`${e.type} #${e.seq}`, timeline.text(e))),
-  ];
+  const everything = everywhere();
   for (const reason of scenario.reasons)
     scan({ canary: reason, kind: "reason", where: "an internal reason" }, everything);
   for (const attempt of failedAttempts(scenario)) scan({ ...attempt, kind: "failed attempt" }, everything);
   return leaks;
+}
+
+/** The `after_tool_call` event of a call: proof that it ran, and whether it failed. */
+function afterToolCall(timeline: Timeline, callId: string): { error?: unknown } | undefined {
+  const entry = timeline.entries.find(
+    (e) =>
+      e.type === "hook" && e.hook === "after_tool_call" && (e.event as { toolCallId?: unknown }).toolCallId === callId,
+  );
+  return entry?.type === "hook" ? (entry.event as { error?: unknown }) : undefined;
+}
+
+/**
+ * A sandbox refusal reaches the model as a tool error, and the audit as a decision of its kind
+ * for the run (no content: the scan above found no canary in the audit). A masked value's call ran.
+ */
+function checkContained(target: Target, s: Sinks): string[] {
+  const problems: string[] = [];
+  const say = (what: string) => problems.push(`${target.kind} in run ${target.runTag}: ${what}`);
+  const call = target.callId === undefined ? undefined : afterToolCall(s.timeline, target.callId);
+  if (!call) say(`the call ${target.callId} never ran`);
+  else if (SANDBOX_KINDS.includes(target.kind) && typeof call.error !== "string")
+    say("the sandbox's refusal did not reach the model as a tool error");
+  if (target.audited) {
+    const runId = s.timeline.runIdOf(target.runTag);
+    const category = `sandbox:${target.audited}`;
+    if (!sandboxRecords(s.auditRecords).some((r) => r.runId === runId && r.category === category))
+      say(`no ${category} decision in the audit trail (the call's error: ${String(call?.error).slice(0, 300)})`);
+  }
+  return problems;
+}
+
+/**
+ * The calls the permission check must let run: each ran; one allowed by a rule or the read-only
+ * set was never asked about (no approver, no `permission_request`); one asked about reached the
+ * approver. (Their controls must be in the store: checked with every control.)
+ */
+function checkAllowed(scenario: Scenario, s: Sinks): string[] {
+  const problems: string[] = [];
+  for (const a of scenario.allowed) {
+    const say = (what: string) => problems.push(`${a.path} call ${a.callId} in run ${a.runTag}: ${what}`);
+    if (!afterToolCall(s.timeline, a.callId)) say("did not run");
+    const approverAsked = s.asked.some((r) => r.toolCallId === a.callId);
+    const requested = s.timeline.entries.some(
+      (e) =>
+        e.type === "hook" &&
+        e.hook === "permission_request" &&
+        (e.event as { toolCallId?: unknown }).toolCallId === a.callId,
+    );
+    if (a.asked && !approverAsked) say("the approver was never asked");
+    if (!a.asked && (approverAsked || requested)) say("was asked about, although it needs no one's approval");
+  }
+  return problems;
+}
+
+/**
+ * The server's and console's records are store tables (src/store/service.ts): each must be among
+ * the sinks read back (a row of each table of the SQLite file and the PostgreSQL schema, the memory
+ * store's through their API). Over HTTP, each session the server made must be found in its owners'
+ * table and each run it served in its steps' table (else those sinks were read empty).
+ */
+function checkServiceTables(scenario: Scenario, s: Sinks): string[] {
+  const problems: string[] = [];
+  const table = (name: (typeof SERVICE_TABLES)[number]) =>
+    s.persisted.find((p) =>
+      scenario.store === "memory"
+        ? p.name.startsWith("memory store service tables")
+        : p.name.endsWith(` ${name}`) || p.name.endsWith(`.${name}`),
+    );
+  for (const name of SERVICE_TABLES)
+    if (!table(name)) problems.push(`the service table ${name} is not among the sinks read`);
+  const owners = table("server_session_owners");
+  const steps = table("server_run_steps");
+  for (const id of s.served.sessions)
+    if (!owners || !sinkHas(owners, id)) problems.push(`session ${id}, made over HTTP, has no owner row in the sinks`);
+  for (const id of s.served.runs)
+    if (!steps || !sinkHas(steps, id)) problems.push(`run ${id}, served over HTTP, has no steps in the sinks`);
+  return problems;
 }
 
 /** The tokens of the provider's failed attempts: the attempt is discarded, so nothing may hold them. */
@@ -648,7 +811,14 @@ function checkDenial(scenario: Scenario, target: Target, marker: Marker, s: Sink
     if (saw?.type === "hook") say(`${saw.hook} saw a call a deny rule refuses`);
     for (const event of ["PreToolUse", "PermissionRequest"])
       if (hookSaw(event)) say(`the ${event} hook saw a call a deny rule refuses`);
-  } else if (denial.deniedBy !== "hook") say(`denied by ${denial.deniedBy}, expected the PermissionRequest hook`);
+  } else if (target.kind === "permreq-deny") {
+    if (denial.deniedBy !== "hook") say(`denied by ${denial.deniedBy}, expected the PermissionRequest hook`);
+  } else {
+    // An ask: the approver's no where someone can be asked, else nobody's (never a rule, never allowed).
+    const expected = target.kind === "ask-unattended" || !scenario.attended ? "nobody" : "user";
+    if (denial.deniedBy !== expected) say(`denied by ${denial.deniedBy}, expected ${expected}`);
+    if (scenario.attended && !s.asked.some((r) => r.toolCallId === target.callId)) say("the approver was never asked");
+  }
   if (scenario.commandHooks && !hookSaw("PermissionDenied"))
     say("the PermissionDenied hook was not told of the denial");
   if (target.retryBy) {

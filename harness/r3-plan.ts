@@ -5,5 +5,5 @@ import { generateScenario, type Scenario } from "./scenario.js";
  * and no MCP server (the child has none).
  */
 export function r3Scenario(seed: number, index: number): Scenario {
-  return generateScenario(seed, index, { stores: ["sqlite"], commandHookRate: 0.15, mcp: false });
+  return generateScenario(seed, index, { stores: ["sqlite"], commandHookRate: 0.15, mcp: false, sandboxEvery: 0 });
 }

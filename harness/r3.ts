@@ -39,6 +39,14 @@ const NEVER_WRITTEN: ReadonlySet<BlockKind> = new Set([
   "summary-block",
   "write-block",
   "replacement-block",
+  "ask-denied",
+  "ask-unattended",
+  "parser-refusal",
+  // Masked before the store sees it; kept out of the process by the sandbox.
+  "masked-secret",
+  "sandbox-read",
+  "sandbox-write",
+  "sandbox-host",
 ]);
 
 export interface R3Options {

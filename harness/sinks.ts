@@ -13,6 +13,20 @@ import type { StoreKind } from "./scenario.js";
  * its own export (it has no files).
  */
 
+/**
+ * The tables `gatehouse serve` and the console keep in the store (src/store/service.ts, migrations
+ * 7 and 8): each is a sink of its own, and R1 fails a scenario whose sinks miss one.
+ */
+export const SERVICE_TABLES = [
+  "server_api_keys",
+  "server_session_owners",
+  "server_run_signals",
+  "server_run_steps",
+  "server_live_runs",
+  "server_pending_approvals",
+  "server_console_logins",
+] as const;
+
 /** Every regular file under `dir`, recursively, as bytes. */
 export function filesUnder(dir: string): { path: string; bytes: Buffer }[] {
   const out: { path: string; bytes: Buffer }[] = [];
@@ -90,14 +104,17 @@ export async function openScenarioStore(setup: StoreSetup): Promise<OpenedStore>
   if (setup.kind === "memory") {
     const store = await openStore({ kind: "memory", transcriptDir });
     let dump = "";
+    let service = "";
     return {
       kind: "memory",
       store,
       beforeClose: async () => {
         dump = await dumpThroughApi(store);
+        service = await dumpServiceTables(store);
       },
       persisted: async () => [
         textSink("memory store export", dump),
+        textSink(`memory store service tables (${SERVICE_TABLES.join(", ")})`, service),
         ...filesUnder(join(setup.dir, "data")).map((f) => ({ name: f.path, bytes: f.bytes })),
       ],
       dispose: async () => {},
@@ -140,6 +157,25 @@ export async function dumpThroughApi(store: SessionStore): Promise<string> {
   }
   parts.push(JSON.stringify(await store.listAudit()));
   return parts.join("");
+}
+
+/**
+ * The memory store's service tables through their API (it has no files): API keys, every
+ * session's owner and title, every run's steps, runs in progress, waiting approval asks. (Signals
+ * are delivered, not kept; a login is found by its token's hash only.)
+ */
+export async function dumpServiceTables(store: SessionStore): Promise<string> {
+  const sessions = await store.listSessions({ limit: 10_000 });
+  const runIds: string[] = [];
+  for (const session of sessions) for (const run of await store.listRuns(session.id)) runIds.push(run.id);
+  const { service } = store;
+  return JSON.stringify({
+    apiKeys: await service.listApiKeys(),
+    owners: [...(await service.sessionOwners(sessions.map((s) => s.id))).values()],
+    steps: await service.stepsOf(runIds),
+    live: await service.liveRuns(),
+    pending: await service.pendingApprovals(),
+  });
 }
 
 export async function withPg<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {

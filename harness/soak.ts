@@ -105,7 +105,8 @@ async function soak(seed: number): Promise<void> {
     line(`R1 permission hooks and retries: ${COUNTS.map((c) => `${c} ${f.counts[c]}`).join(", ")}`);
     line(`R1 leaks found: ${f.leaks}`);
     line(`R1 other failures (verdict not applied, control not found, run failed): ${f.failures}`);
-    line(`R1 time: ${(f.ms / 1000).toFixed(1)} s`);
+    line(`R1 time: ${(f.ms / 1000).toFixed(1)} s (${(f.scenarios / (f.ms / 1000)).toFixed(2)} scenarios/s)`);
+    if (f.sandboxSkipped) line(`R1 sandbox kinds not generated: ${f.sandboxSkipped}`);
     failed ||= f.leaks > 0 || f.failures > 0;
     for (const key of ["scenarios", "targets", "controls", "leaks", "failures", "ms"] as const) r1Total[key] += f[key];
   }

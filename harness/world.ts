@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
@@ -17,12 +17,16 @@ import { z } from "zod";
 import { createGatehouse, type Gatehouse } from "../src/assembly/gatehouse.js";
 import { COMMAND_HOOK_EVENTS } from "../src/command-hooks/events.js";
 import { createScriptedModel, type ScriptInput } from "../src/models/index.js";
+import { parseRule } from "../src/permissions/rules.js";
 import type { HostLogger } from "../src/plugins/host.js";
 import { definePlugin, type PluginDefinition } from "../src/plugins/index.js";
+import type { ApprovalRequest, Approver } from "../src/runtime/types.js";
+import { createBashSandbox } from "../src/sandbox/bash.js";
+import { DEFAULT_SANDBOX_SETTINGS } from "../src/sandbox/settings.js";
 import type { SessionStore } from "../src/store/types.js";
 import { createBashTool } from "../src/tools/builtin/bash.js";
 import { type Tool, ToolError } from "../src/tools/types.js";
-import { COMMAND, MARK, type PlannedRun, RULES, type Scenario, type Target } from "./scenario.js";
+import { COMMAND, MARK, MASKED_VARIABLE, type PlannedRun, RULES, type Scenario, type Target } from "./scenario.js";
 
 /** The compaction call ends with this instruction (src/runtime/compaction.ts). */
 const SUMMARY_INSTRUCTION = "Summarize the conversation above";
@@ -196,54 +200,94 @@ export const echoTool: Tool<{ text: string }, { echoed: string }> = {
 // ─── The MCP server: one tool that answers `isError` with what a shared table holds ──────────────
 
 const mcpTable = new Map<string, string>();
-interface RunningServer {
-  readonly server: Server;
-  readonly url: string;
-  users: number;
-}
-let running: Promise<RunningServer> | undefined;
 
 /**
- * An MCP server over streamable HTTP in this process, shared by every scenario running here:
- * its tool `fail` answers `isError: true` with the text a scenario registered for its key.
- * Each `useMcpServer` is matched by a `releaseMcpServer` (the last one stops it).
+ * A loopback HTTP server shared by every scenario running in this process: each `use` is matched
+ * by a `release`, and the last release stops it.
  */
-export async function useMcpServer(): Promise<string> {
-  running ??= startMcpServer();
-  const server = await running;
-  server.users++;
-  return server.url;
+function sharedServer(handler: Parameters<typeof createServer>[1]) {
+  let running: Promise<{ server: Server; port: number; users: number }> | undefined;
+  const start = async () => {
+    const server = createServer(handler);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return { server, port: (server.address() as AddressInfo).port, users: 0 };
+  };
+  return {
+    async use(): Promise<number> {
+      running ??= start();
+      const server = await running;
+      server.users++;
+      return server.port;
+    },
+    async release(): Promise<void> {
+      const current = running;
+      if (!current) return;
+      const server = await current;
+      if (--server.users > 0) return;
+      running = undefined;
+      server.server.closeAllConnections();
+      await new Promise<void>((resolve) => server.server.close(() => resolve()));
+    },
+  };
 }
 
-export async function releaseMcpServer(): Promise<void> {
-  const current = running;
-  if (!current) return;
-  const server = await current;
-  if (--server.users > 0) return;
-  running = undefined;
-  server.server.closeAllConnections();
-  await new Promise<void>((resolve) => server.server.close(() => resolve()));
-}
-
-async function startMcpServer(): Promise<RunningServer> {
-  const server = createServer(async (req, res) => {
-    // Stateless: a server and a transport per request.
-    const tools = new McpServer({ name: "canary", version: "1.0.0" });
-    tools.registerTool(
-      "fail",
-      { description: "Fails, reporting what it found", inputSchema: { key: z.string() } },
-      async ({ key }) => ({ content: [{ type: "text", text: mcpTable.get(key) ?? "nothing" }], isError: true }),
-    );
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on("close", () => {
-      void transport.close();
-      void tools.close();
-    });
-    await tools.connect(transport);
-    await transport.handleRequest(req, res);
+/** An MCP server over streamable HTTP: its tool `fail` answers `isError: true` with the text a scenario registered for its key. */
+const mcpServer = sharedServer(async (req, res) => {
+  // Stateless: a server and a transport per request.
+  const tools = new McpServer({ name: "canary", version: "1.0.0" });
+  tools.registerTool(
+    "fail",
+    { description: "Fails, reporting what it found", inputSchema: { key: z.string() } },
+    async ({ key }) => ({ content: [{ type: "text", text: mcpTable.get(key) ?? "nothing" }], isError: true }),
+  );
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+  res.on("close", () => {
+    void transport.close();
+    void tools.close();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, users: 0 };
+  await tools.connect(transport);
+  await transport.handleRequest(req, res);
+});
+
+/** The MCP server's URL; matched by `releaseMcpServer`. */
+export async function useMcpServer(): Promise<string> {
+  return `http://127.0.0.1:${await mcpServer.use()}/mcp`;
+}
+
+export const releaseMcpServer = (): Promise<void> => mcpServer.release();
+
+// ─── The loopback sink: what a command that got out of the sandbox would post ──────────────────
+
+/** Every body the sink server received, in this process (scenarios' canaries are unique). */
+export const sinkBodies: string[] = [];
+
+/** A loopback HTTP server that keeps every request body (a sink). */
+const sinkServer = sharedServer((req, res) => {
+  let body = "";
+  req.setEncoding("utf8").on("data", (d: string) => {
+    body += d;
+  });
+  req.on("end", () => {
+    sinkBodies.push(`${req.url ?? ""} ${body}`);
+    res.end("received");
+  });
+});
+
+/** The sink server's port; matched by `releaseSinkServer`. */
+export const useSinkServer = (): Promise<number> => sinkServer.use();
+export const releaseSinkServer = (): Promise<void> => sinkServer.release();
+
+/**
+ * The scripted approver, the person a scenario can ask: yes to a call carrying MARK.approveYes,
+ * no to anything else (a sandboxed command's host among them). Every request is recorded.
+ */
+export function scriptedApprover(asked: ApprovalRequest[], yesToAll = false): Approver {
+  return async (request) => {
+    asked.push(request);
+    return yesToAll || JSON.stringify(request.params ?? null).includes(MARK.approveYes)
+      ? "allow-once"
+      : { decision: "deny", decidedBy: "approver" };
+  };
 }
 
 /** Makes a scenario's MCP results known to the server (keys are unique across scenarios). */
@@ -437,7 +481,10 @@ export function writeSettings(scenario: Scenario, dir: string): { homeDir: strin
     writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
   };
   write(join(homeDir, ".claude", "settings.json"), permissions("user"));
-  write(join(dir, ".claude", "settings.json"), permissions("project", [RULES.allowed]));
+  const project = permissions("project", [RULES.allowed]);
+  write(join(dir, ".claude", "settings.json"), {
+    permissions: { ...project.permissions, deny: [...(project.permissions.deny ?? []), RULES.readDenied] },
+  });
   write(join(dir, ".claude", "settings.local.json"), permissions("local"));
   write(managed, { permissions: { deny: [RULES.managedDenied] } });
   const cli = { ...permissions("cli"), ...(scenario.commandHooks ? hookSettingsObject() : {}) };
@@ -456,6 +503,52 @@ export interface ScenarioWorld {
   readonly onModelCall?: (prompt: LanguageModelV3Prompt) => void;
   /** Where the provider failures the scenario plans are counted (default: a fresh one nobody reads). */
   readonly faults?: ProviderFaults;
+  /** Where the approver's requests are recorded (an attended scenario's; default: a list nobody reads). */
+  readonly asked?: ApprovalRequest[];
+  /** A folder outside the project a sandboxed command tries to write to (`$R1_OUTSIDE`). */
+  readonly outside?: string;
+  /** The loopback sink server's port (`$R1_PORT`). */
+  readonly sinkPort?: number;
+  /** For the harness's own tests: run a sandboxed scenario's Bash unsandboxed, to show the checks can fail. */
+  readonly noSandbox?: boolean;
+  /** For the harness's own tests: the approver says yes to everything, to show the checks can fail. */
+  readonly approveAll?: boolean;
+}
+
+/**
+ * The Bash tool of a scenario: in the OS sandbox for a sandboxed scenario, its policy from the
+ * project's Read deny rule (the vault is unreadable), writes limited to the project and the temp
+ * folder, and every host not named asked about. Its environment names the outside folder and the
+ * sink's port.
+ */
+function scenarioBash(scenario: Scenario, world: ScenarioWorld): Tool {
+  const projectDir = realpathSync(world.dir);
+  const parsed = parseRule(RULES.readDenied, "deny");
+  if (typeof parsed === "string") throw new Error(parsed);
+  const sandbox =
+    scenario.sandbox && !world.noSandbox
+      ? createBashSandbox({
+          projectDir,
+          homeDir: join(projectDir, "home"),
+          settings: DEFAULT_SANDBOX_SETTINGS,
+          rules: [
+            {
+              behavior: "deny",
+              rule: RULES.readDenied,
+              parsed,
+              id: "project.deny.0",
+              source: "project",
+              baseDir: projectDir,
+            },
+          ],
+        })
+      : undefined;
+  const env = {
+    ...process.env,
+    ...(world.outside ? { R1_OUTSIDE: world.outside } : {}),
+    ...(world.sinkPort ? { R1_PORT: String(world.sinkPort) } : {}),
+  };
+  return createBashTool({ shell: "/bin/sh", env, ...(sandbox ? { sandbox } : {}) }) as Tool;
 }
 
 /**
@@ -465,7 +558,14 @@ export interface ScenarioWorld {
  */
 export function scenarioGatehouse(scenario: Scenario, world: ScenarioWorld): Gatehouse {
   const settings = writeSettings(scenario, world.dir);
-  const env = { ...process.env, HOOK_LOG: world.hookLog, GATEHOUSE_MANAGED_SETTINGS: settings.managed };
+  for (const [name, content] of Object.entries(scenario.files)) writeFileSync(join(world.dir, name), content);
+  const env = {
+    ...process.env,
+    HOOK_LOG: world.hookLog,
+    GATEHOUSE_MANAGED_SETTINGS: settings.managed,
+    // The runtime holds a provider key the tools were not given: a tool that prints its value is masked.
+    ...(scenario.maskedSecret ? { [MASKED_VARIABLE]: scenario.maskedSecret } : {}),
+  };
   return createGatehouse({
     model: harnessModel(
       scenario.script,
@@ -479,7 +579,8 @@ export function scenarioGatehouse(scenario: Scenario, world: ScenarioWorld): Gat
       storePolicyPlugin(),
     ],
     store: world.store,
-    tools: [lookupTool(scenario.lookup), failTool(scenario.failing), echoTool, createBashTool({ shell: "/bin/sh" })],
+    tools: [lookupTool(scenario.lookup), failTool(scenario.failing), echoTool, scenarioBash(scenario, world)],
+    ...(scenario.attended ? { approver: scriptedApprover(world.asked ?? [], world.approveAll) } : {}),
     ...(world.mcpUrl ? { mcpServers: { canary: { type: "http", url: world.mcpUrl } } } : {}),
     subagents: { maxDepth: 2 },
     // Agent and MCP calls ask in default mode and the harness has no person to ask: rules allow

@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import { commandsOf, matchesCommand, type PermissionRule, parseRule } from "../permissions/rules.js";
 import { type SandboxPolicy, type SandboxPolicyOptions, sandboxPolicy } from "./policy.js";
+import { readsDenied, type SandboxRefusalKind } from "./refusals.js";
 import { type NetworkAsk, sandboxAvailability, type WrappedCommand, wrapInSandbox } from "./runtime.js";
 import { autoAllowsBash, DEFAULT_SANDBOX_SETTINGS, type SandboxSettings } from "./settings.js";
 
@@ -9,8 +10,8 @@ export interface BashCallSandbox {
   readonly signal?: AbortSignal;
   /** The permission flow for a host no list names (absent: such a host is refused). */
   readonly ask?: NetworkAsk;
-  /** A refusal, for the audit trail (kind only: no path, no host). */
-  readonly refused?: (kind: "network") => void;
+  /** A refusal, for the audit trail (kind only: no path, no host); each kind at most once per call. */
+  readonly refused?: (kind: SandboxRefusalKind) => void;
 }
 
 /**
@@ -85,16 +86,36 @@ export function createBashSandbox(options: BashSandboxOptions): BashSandbox {
     policy,
     runsSandboxed,
     autoAllow: active && autoAllowsBash(settings),
-    wrap: (command, shell, cwd, call) =>
-      wrapInSandbox(command, {
+    async wrap(command, shell, cwd, call) {
+      const refused = call.refused && oncePerKind(call.refused);
+      const wrapped = await wrapInSandbox(command, {
         shell,
         cwd,
         policy,
         ...paths,
         ...(call.signal ? { signal: call.signal } : {}),
         ...(call.ask ? { ask: call.ask } : {}),
-        ...(call.refused ? { refused: call.refused } : {}),
-      }),
+        ...(refused ? { refused } : {}),
+      });
+      if (!refused || !readsDenied(command, cwd, policy)) return wrapped;
+      return {
+        argv: wrapped.argv,
+        release() {
+          wrapped.release();
+          refused("filesystem");
+        },
+      };
+    },
+  };
+}
+
+/** `report`, called at most once for each kind. */
+function oncePerKind(report: (kind: SandboxRefusalKind) => void): (kind: SandboxRefusalKind) => void {
+  const seen = new Set<SandboxRefusalKind>();
+  return (kind) => {
+    if (seen.has(kind)) return;
+    seen.add(kind);
+    report(kind);
   };
 }
 

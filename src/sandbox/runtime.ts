@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import type { SandboxRuntimeConfig } from "@anthropic-ai/sandbox-runtime";
 import { decideHost, type SandboxPolicy } from "./policy.js";
+import { type SandboxRefusalKind, writeRefused } from "./refusals.js";
 
 /**
  * Claude Code's sandbox runtime (`@anthropic-ai/sandbox-runtime`: bubblewrap, a network proxy
@@ -65,7 +66,7 @@ export type NetworkAsk = (host: string, port: number | undefined) => Promise<boo
 interface ActiveCommand {
   readonly policy: SandboxPolicy;
   readonly ask?: NetworkAsk;
-  readonly refused?: (kind: "network") => void;
+  readonly refused?: (kind: SandboxRefusalKind) => void;
 }
 const active = new Map<string, ActiveCommand>();
 let initialized: Promise<void> | undefined;
@@ -124,6 +125,8 @@ async function ensureInitialized(policy: SandboxPolicy, paths: { bwrapPath?: str
           ...(paths.socatPath ? { socatPath: paths.socatPath } : {}),
         } as SandboxRuntimeConfig,
         decideConnection,
+        // The violation monitor: the writes the sandbox refused, for the audit trail (see release).
+        true,
       ),
     );
     initialized.catch(() => {
@@ -142,7 +145,7 @@ export interface WrapOptions {
   readonly policy: SandboxPolicy;
   readonly signal?: AbortSignal;
   readonly ask?: NetworkAsk;
-  readonly refused?: (kind: "network") => void;
+  readonly refused?: (kind: SandboxRefusalKind) => void;
   readonly bwrapPath?: string;
   readonly socatPath?: string;
 }
@@ -150,7 +153,10 @@ export interface WrapOptions {
 export interface WrappedCommand {
   /** What to spawn (in its own process group, with the command's own environment). */
   readonly argv: readonly string[];
-  /** Call once the command ended: its network requests are no longer decided for it. */
+  /**
+   * Call once the command ended: its network requests are no longer decided for it, and a write
+   * the sandbox refused it is reported (`refused("filesystem")`, once).
+   */
   release(): void;
 }
 
@@ -190,6 +196,9 @@ export async function wrapInSandbox(command: string, options: WrapOptions): Prom
         if (released) return;
         released = true;
         active.delete(id);
+        const violations = SandboxManager.getSandboxViolationStore().getViolationsForCommand(id);
+        if (violations.some((v) => writeRefused(options.policy, v.line, SANDBOX_TMPDIR)))
+          options.refused?.("filesystem");
         SandboxManager.cleanupAfterCommand();
       },
     };

@@ -43,7 +43,7 @@ export interface ToolContext {
    */
   readonly askNetwork?: (host: string, port: number | undefined) => Promise<boolean>;
   /** The sandbox refused something: recorded in the audit trail as a decision, with no path or host. */
-  readonly sandboxRefused?: (kind: "network") => void;
+  readonly sandboxRefused?: (kind: "network" | "filesystem") => void;
 }
 
 /**

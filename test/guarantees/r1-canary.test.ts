@@ -1,7 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { runScenario } from "../../harness/r1.js";
-import { type DenySource, describeScenario, generateScenario, type Scenario } from "../../harness/scenario.js";
+import { runScenario, sandboxUnavailable } from "../../harness/r1.js";
+import {
+  type BlockKind,
+  type DenySource,
+  describeScenario,
+  generateScenario,
+  SANDBOX_KINDS,
+  type Scenario,
+} from "../../harness/scenario.js";
+import { resetSandbox } from "../../src/sandbox/runtime.js";
 import type { SessionStore } from "../../src/store/types.js";
 import { R1_SCENARIOS, r1Part, SEED } from "./ci.js";
 
@@ -71,6 +79,68 @@ describe("R1 — canary: blocked content never persists", () => {
       `${describeScenario(scenario)}\n${JSON.stringify(report.leaks)}`,
     );
     assert.ok(report.failures.length > 0);
+  });
+
+  /** The first scenario of the CI seed (not killed) planting a canary of `kind`. */
+  const firstWith = (kind: BlockKind, also: (s: Scenario) => boolean = () => true): Scenario => {
+    for (let index = 0; ; index++) {
+      const s = generateScenario(SEED, index, { stores: ["sqlite"] });
+      if (!s.kill && s.targets.some((t) => t.kind === kind) && also(s)) return s;
+    }
+  };
+
+  test("the checks can fail: a sandboxed scenario run without the sandbox lets its canaries out (printed, copied outside the project, posted to the loopback sink), and the report says where", {
+    skip: sandboxUnavailable() ?? false,
+  }, async (t) => {
+    t.after(resetSandbox);
+    const scenario = firstWith("sandbox-read", (s) => s.targets.some((x) => x.kind === "sandbox-host" && !x.audited));
+    const report = await runScenario(scenario, { noSandbox: true });
+    const where = `${describeScenario(scenario)}\n${JSON.stringify(report.leaks.map((l) => [l.kind, l.sink]))}`;
+    for (const kind of SANDBOX_KINDS)
+      assert.ok(
+        report.leaks.some((l) => l.kind === kind),
+        `${kind}: ${where}`,
+      );
+    assert.ok(
+      report.leaks.some((l) => l.kind === "sandbox-write" && l.sink.includes("outside the project")),
+      where,
+    );
+    assert.ok(
+      report.leaks.some((l) => l.kind === "sandbox-host" && l.sink.includes("loopback sink")),
+      where,
+    );
+    assert.ok(
+      report.leaks.some((l) => l.kind === "sandbox-read" && l.sink.endsWith("gatehouse.db")),
+      where,
+    );
+    assert.ok(report.failures.some((f) => f.includes("did not reach the model as a tool error")));
+    assert.ok(report.failures.some((f) => f.includes("no sandbox:filesystem decision in the audit trail")));
+  });
+
+  test("the checks can fail: a runtime not told the withheld value prints it unmasked, and the report finds it in the store", async () => {
+    const scenario = firstWith("masked-secret");
+    const { maskedSecret, ...unmasked } = scenario;
+    const report = await runScenario(unmasked);
+    assert.ok(
+      report.leaks.some((l) => l.canary === maskedSecret && l.sink.endsWith("gatehouse.db")),
+      `${describeScenario(scenario)}\n${JSON.stringify(report.leaks)}`,
+    );
+  });
+
+  test("the checks can fail: an approver that says yes to everything runs the refused asks and a line the shell reader cannot read, and the report says so", async () => {
+    const scenario = firstWith("parser-refusal", (s) => s.attended && s.targets.some((t) => t.kind === "ask-denied"));
+    const report = await runScenario(scenario, { approveAll: true });
+    const where = `${describeScenario(scenario)}\n${report.failures.join("\n")}`;
+    for (const kind of ["parser-refusal", "ask-denied"] as const) {
+      assert.ok(
+        report.leaks.some((l) => l.kind === kind && l.sink.endsWith("gatehouse.db")),
+        `${kind}: ${where}`,
+      );
+      assert.ok(
+        report.failures.some((f) => f.startsWith(`verdict did not take effect: ${kind}`)),
+        where,
+      );
+    }
   });
 
   test("a scenario is the same whenever it is generated from (seed, index)", () => {

@@ -67,13 +67,17 @@ describe("found by R1 with fresh seeds (issue 20)", () => {
     // middle of a page it rebuilt. The scenario as generated then (a snapshot: it replays even if the
     // generator changes). Its three response-block canaries were in that copy.
     // Fields the generator gained later (issue 11's paths, the permission rules' source, the
-    // provider's failures) are empty or defaulted in this scenario.
+    // provider's failures, the approver, the sandbox and the permission paths) are empty or defaulted in this scenario.
     const scenario = {
       failing: {},
       mcp: {},
       replies: {},
       denySource: "project",
       providerFaults: { steps: [] },
+      attended: false,
+      sandbox: false,
+      files: {},
+      allowed: [],
       ...JSON.parse(readFileSync(R1_4242_1319, "utf8")),
     } as Scenario;
     assert.equal(scenario.store, "sqlite");

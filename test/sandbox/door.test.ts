@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { parseRule } from "../../src/permissions/rules.js";
 import type { ApprovalRequest } from "../../src/runtime/types.js";
 import { createBashSandbox } from "../../src/sandbox/bash.js";
 import { resetSandbox, sandboxAvailability } from "../../src/sandbox/runtime.js";
@@ -49,5 +50,60 @@ describe("a sandbox refusal through the tool door", { skip }, () => {
       JSON.stringify(records),
     );
     assert.ok(!JSON.stringify(records).includes(HOST), "no host in the audit trail");
+  });
+
+  test("a read of a Read-denied file and a write outside the project are tool errors for the model and one sandbox:filesystem decision each in the audit, with no path; a write inside the project is none", async (t) => {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), "gatehouse-sandbox-fs-")));
+    const project = join(base, "project");
+    mkdirSync(project);
+    t.after(async () => {
+      rmSync(base, { recursive: true, force: true });
+      await resetSandbox();
+    });
+    writeFileSync(join(project, "vault.env"), "TOKEN=CANARY-door-4411\n");
+    const parsed = parseRule("Read(./vault.env)", "deny");
+    assert.ok(typeof parsed !== "string");
+    const rule = {
+      behavior: "deny",
+      rule: "Read(./vault.env)",
+      parsed,
+      id: "t.deny.0",
+      source: "project",
+      baseDir: project,
+    } as const;
+    const sandbox = createBashSandbox({
+      projectDir: project,
+      homeDir: join(base, "home"),
+      settings: DEFAULT_SANDBOX_SETTINGS,
+      rules: [rule],
+    });
+    const commands = ["cat ./vault.env", `cp ./payload.txt ${base}/outside.txt`, "echo inside > ./inside.txt"];
+    writeFileSync(join(project, "payload.txt"), "payload\n");
+    const { gatehouse, store } = testGatehouse(
+      {
+        runs: commands.map((command) => ({
+          match: command.slice(0, 8),
+          turns: [{ toolCalls: [{ name: "Bash", input: { command } }] }, { text: "{{lastToolResult}}" }],
+        })),
+      },
+      { tools: [createBashTool({ sandbox })], config: { cwd: project }, approver: async () => "allow-once" },
+    );
+    const audited: string[][] = [];
+    const replies: string[] = [];
+    for (const command of commands) {
+      const result = await gatehouse.run({ prompt: command.slice(0, 8) });
+      replies.push(result.reply ?? "");
+      await gatehouse.engine.drain();
+      const records = await store.listAudit({ runId: result.runId });
+      audited.push(records.filter((r) => r.pluginId === "sandbox").map((r) => `${r.outcome} ${r.category}`));
+      assert.ok(
+        !JSON.stringify(records).includes("vault") && !JSON.stringify(records).includes("outside"),
+        JSON.stringify(records),
+      );
+    }
+    assert.match(replies[0] ?? "", /Permission denied/);
+    assert.ok(!replies[0]?.includes("CANARY-door-4411"));
+    assert.match(replies[1] ?? "", /Read-only file system/);
+    assert.deepEqual(audited, [["deny sandbox:filesystem"], ["deny sandbox:filesystem"], []]);
   });
 });

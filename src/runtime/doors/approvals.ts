@@ -134,7 +134,7 @@ export async function settleSandboxHost(
 }
 
 /** A sandbox refusal: a decision in the audit trail, with its kind only (no path, no host). */
-export function recordSandboxRefusal(deps: RuntimeDeps, state: RunState, kind: "network"): void {
+export function recordSandboxRefusal(deps: RuntimeDeps, state: RunState, kind: "network" | "filesystem"): void {
   audit(deps, state, { hook: "permission", pluginId: "sandbox", cause: "decision" }, "deny", `sandbox:${kind}`).catch(
     (error: unknown) => deps.logger.warn(`audit: ${(error as Error).message}`),
   );
