@@ -122,6 +122,23 @@ describe("OpenClaw's runtime surfaces", () => {
   });
 });
 
+describe("OpenClaw's facades", () => {
+  test("a call at any depth of a facade (api.session.controls.register…) is a warning naming it, not a TypeError", async () => {
+    const plugin = openclaw("deep", (api) => {
+      const session = api.session as { controls: { registerControlUiDescriptor: Fn } };
+      session.controls.registerControlUiDescriptor({ id: "board" });
+    });
+    const { gatehouse } = testGatehouse(ok, { plugins: [plugin] });
+    await gatehouse.ready();
+    assert.equal(gatehouse.plugins.list()[0]?.status, "loaded");
+    assert.deepEqual(
+      gatehouse.plugins.diagnostics.map((d) => d.message),
+      ["api.session.controls.registerControlUiDescriptor has no meaning in Gatehouse; ignored"],
+    );
+    await gatehouse.close();
+  });
+});
+
 describe("OpenClaw's internal hooks (api.registerHook)", () => {
   test("message:received runs at message_received with OpenClaw's event; unmapped and typed names are warnings by name", async () => {
     const events: Obj[] = [];

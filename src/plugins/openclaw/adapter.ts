@@ -165,13 +165,13 @@ class AdapterSession {
       this.warn("no-meaning", `api.${name} has no meaning in Gatehouse; ignored`);
       return undefined;
     };
+    // `api.session.controls.registerControlUiDescriptor(...)`: any depth of a facade is a no-op
+    // surface, warned about when called.
     const facade = (name: string): unknown =>
-      new Proxy(
-        {},
-        {
-          get: (_t, prop) => (typeof prop === "string" && prop !== "then" ? surface(`${name}.${prop}`) : undefined),
-        },
-      );
+      new Proxy(() => undefined, {
+        get: (_t, prop) => (typeof prop === "string" && prop !== "then" ? facade(`${name}.${prop}`) : undefined),
+        apply: () => surface(name)(),
+      });
     return new Proxy(known, {
       get: (target, prop) => {
         if (typeof prop !== "string") return undefined;
