@@ -269,8 +269,11 @@ function readSources(opts: LoadCommandHookSourcesOptions, diagnostics: Diagnosti
     [opts.cursor, "cursor", ".cursor", "hooks.json"],
   ] as const) {
     if (!enabled) continue;
-    sources.push(agent(`${dialect}-user`, dialect, join(opts.homeDir, dir, file)));
-    if (dialect === "codex") sources.push(codexToml("codex-user-toml", opts.homeDir));
+    // Run from the home folder, the user's file is the project's: read once, as the project's
+    // (Cursor runs a project's hooks from the project, a user's from ~/.cursor).
+    const homeIsProject = resolve(opts.homeDir) === resolve(opts.projectDir);
+    if (!homeIsProject) sources.push(agent(`${dialect}-user`, dialect, join(opts.homeDir, dir, file)));
+    if (dialect === "codex" && !homeIsProject) sources.push(codexToml("codex-user-toml", opts.homeDir));
     sources.push(agent(dialect, dialect, join(opts.projectDir, dir, file)));
     if (dialect === "codex") sources.push(codexToml("codex-toml", opts.projectDir));
   }

@@ -166,4 +166,13 @@ describe("Cursor's and Gemini CLI's hook files", () => {
       cursor: `${dir}|${dir}`,
     });
   });
+
+  test("run from the home folder, ~/.cursor/hooks.json is the project's file: read once, as the project's (its hooks run from the project)", async () => {
+    const dir = await project({ ".cursor/hooks.json": { version: 1, hooks: { stop: [{ command: "true" }] } } });
+    const loaded = loadCommandHookSources({ projectDir: dir, homeDir: dir, cursor: true, checkPrograms: false });
+    assert.deepEqual(
+      loaded.handlers.map((h) => [h.source, h.runDir ?? null]),
+      [["cursor", null]],
+    );
+  });
 });
