@@ -234,6 +234,7 @@ export async function openGatehouse(
       ...(lateTools === undefined ? {} : { lateTools, onToolsWait }),
       // Claude Code's Agent tool comes from the runtime; tools.allow / tools.deny decide on it too.
       subagents: selectTools([{ name: "Agent" }], config.tools ?? {}).length > 0 && (settings.subagents ?? true),
+      optionalTools: [...(config.tools?.allow ?? []), ...(config.tools?.alsoAllow ?? [])],
       commandHooks,
       permissions,
       ...(options.approver ? { approver: options.approver } : {}),

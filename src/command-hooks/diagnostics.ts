@@ -1,4 +1,4 @@
-import { accessSync, constants, statSync } from "node:fs";
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, resolve } from "node:path";
 import type { SettingsDiagnostic } from "../core/diagnostic.js";
 
@@ -65,11 +65,12 @@ export function programProblem(
   execForm: boolean,
   projectDir: string,
   pathVar: string | undefined,
+  runDir: string = projectDir,
 ): string | undefined {
   const program = execForm ? substituteProjectDir(command, projectDir) : firstWord(command, projectDir);
   if (program === undefined || SHELL_WORDS.has(program)) return undefined;
   if (program.includes("/")) {
-    const full = isAbsolute(program) ? program : resolve(projectDir, program);
+    const full = isAbsolute(program) ? program : resolve(runDir, program);
     return executableProblem(full, program);
   }
   for (const dir of (pathVar ?? "").split(delimiter)) {
@@ -110,4 +111,15 @@ function firstWord(command: string, projectDir: string): string | undefined {
   word = word.replace(/\$\{?(?:CLAUDE|GATEHOUSE)_PROJECT_DIR\}?/g, () => projectDir);
   if (/["'`$\\*?[\]{}()<>|;&~]/.test(word)) return undefined;
   return word;
+}
+
+/** A settings file's text; undefined when it does not exist (not an error) or cannot be read (an error). */
+export function readSettingsText(file: string, diagnostics: Diagnostic[]): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT")
+      diagnostics.push({ level: "error", file, path: "", message: `cannot read: ${(e as Error).message}` });
+    return undefined;
+  }
 }

@@ -130,6 +130,8 @@ export const DIALECT_SPECS: Readonly<Record<Dialect, DialectSpec>> = {
       SubagentStart: { events: ["SubagentStart"] },
       SubagentStop: { events: ["SubagentStop"] },
       Stop: { events: ["Stop"] },
+      // Codex ignores what a SessionEnd hook answers: the session is over.
+      SessionEnd: { events: ["SessionEnd"], observe: true },
     },
     notFired: {
       StopFailure: "Gatehouse reports a failed model call in the run result, not to hooks",

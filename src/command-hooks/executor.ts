@@ -26,6 +26,8 @@ export interface RunnableHandler {
   readonly definition: HandlerDefinition;
   readonly timeoutMs: number;
   readonly onFailure: OnFailure;
+  /** The folder the command runs in (default: the project). */
+  readonly runDir?: string;
 }
 
 export interface ExecutorOptions {
@@ -114,6 +116,7 @@ export async function runCommandHandler(
       ? await runProcess(def, payload, handler.timeoutMs, {
           ...execOpts,
           extraEnv: { ...opts.variables, ...effortEnv, ...dialectEnv(handler.dialect, execOpts, def) },
+          ...(handler.runDir === undefined ? {} : { runDir: handler.runDir }),
         })
       : def.type === "http"
         ? await runHttp(def, payload, handler.timeoutMs, opts)
@@ -172,12 +175,14 @@ class Capped {
   }
 }
 
-/** The variables the dialect's own tool gives its hooks (Gemini CLI's), and a handler's own `env`. */
+/** The variables the dialect's own tool gives its hooks (Gemini CLI's, Cursor's), and a handler's own `env`. */
 function dialectEnv(dialect: Dialect, opts: ExecutorOptions, def: CommandHandlerDef): Record<string, string> {
   const own: Record<string, string> =
     dialect === "gemini"
       ? { GEMINI_PROJECT_DIR: opts.projectDir, GEMINI_CWD: opts.projectDir, GEMINI_SESSION_ID: opts.sessionId }
-      : {};
+      : dialect === "cursor"
+        ? { CURSOR_PROJECT_DIR: opts.projectDir, CURSOR_VERSION: "gatehouse" }
+        : {};
   return { ...own, ...def.env };
 }
 
@@ -185,7 +190,7 @@ function runProcess(
   def: CommandHandlerDef,
   payload: string,
   timeoutMs: number,
-  opts: ExecutorOptions & { readonly extraEnv?: Readonly<Record<string, string>> },
+  opts: ExecutorOptions & { readonly extraEnv?: Readonly<Record<string, string>>; readonly runDir?: string },
 ) {
   const cap = opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const out = new Capped(cap);
@@ -215,7 +220,7 @@ function runProcess(
     let child: ReturnType<typeof spawn>;
     try {
       child = spawn(file, args, {
-        cwd: opts.projectDir,
+        cwd: opts.runDir ?? opts.projectDir,
         env: { ...hookEnv(opts), ...opts.extraEnv },
         stdio: ["pipe", "pipe", "pipe"],
         // Its own process group, so a timeout can kill everything it started.

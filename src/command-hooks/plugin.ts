@@ -209,8 +209,12 @@ export function createCommandHooksPlugin(
             // A blocked call gets no after_tool_call: its context would wait there for nothing.
             if (blocks(v)) {
               const speaksClaude = v.decidedBy === undefined || v.decidedBy.dialect.startsWith("claude");
-              // Claude Code's words for Claude Code hooks; another agent's hooks keep Gatehouse's notice.
-              const message = speaksClaude ? { blockMessage: preToolUseError(e.toolName, v, secrets.mask) } : {};
+              // Claude Code's words for Claude Code hooks, Gemini CLI's for its hooks; the others keep Gatehouse's notice.
+              const message = speaksClaude
+                ? { blockMessage: preToolUseError(e.toolName, v, secrets.mask) }
+                : v.decidedBy?.dialect === "gemini"
+                  ? { blockMessage: `Tool execution blocked: ${reasonOf(v)}` }
+                  : {};
               return { block: true, blockReason: reasonOf(v), ...message };
             }
             if (v.additionalContext) {
@@ -306,8 +310,12 @@ export function createCommandHooksPlugin(
               ...(v?.continue === false ? { stopRun: stopRunOf(v) } : {}),
             };
             // A PostToolUseFailure block withholds the failure too: a Gatehouse extension (Claude Code cannot).
-            if (v !== undefined && (v.decision === "block" || v.decision === "deny"))
-              return { block: true, blockReason: reasonOf(v), ...withContext };
+            if (v !== undefined && (v.decision === "block" || v.decision === "deny")) {
+              // Gemini CLI's AfterTool deny reads "Tool result blocked: <reason>" to the model.
+              const gemini = v.decidedBy?.dialect === "gemini";
+              const blockReason = gemini ? `Tool result blocked: ${reasonOf(v)}` : reasonOf(v);
+              return { block: true, blockReason, ...withContext };
+            }
             if (e.error === undefined && v?.updatedToolOutput !== undefined)
               return { result: v.updatedToolOutput, ...withContext };
             return Object.keys(withContext).length > 0 ? withContext : undefined;

@@ -19,6 +19,8 @@ export const SOURCE_NAMES = [
   "gemini",
   "codex-user",
   "codex",
+  "codex-user-toml",
+  "codex-toml",
   "cursor-user",
   "cursor",
 ] as const;
@@ -161,7 +163,7 @@ export const CommandHooksConfigSchema = z.strictObject({
   codePuppy: z.boolean().optional(),
   /** Read Gemini CLI's hooks: `~/.gemini/settings.json` and `.gemini/settings.json`. */
   gemini: z.boolean().optional(),
-  /** Read Codex's hooks: `~/.codex/hooks.json` and `.codex/hooks.json`. */
+  /** Read Codex's hooks: `~/.codex/hooks.json`, `.codex/hooks.json` and the `[hooks]` tables of their config.toml. */
   codex: z.boolean().optional(),
   /** Read Cursor's hooks: `~/.cursor/hooks.json` and `.cursor/hooks.json`. */
   cursor: z.boolean().optional(),

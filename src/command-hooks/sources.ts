@@ -4,7 +4,8 @@ import type { EnvPolicy } from "../core/env-policy.js";
 import { jsonErrorText, locateJsonPath, parseJsonText } from "../core/json.js";
 import { type CompiledMatcher, compileMatcher, matcherSurprise } from "../hooks/matcher.js";
 import { managedSettingsFiles } from "../permissions/managed.js";
-import { type Diagnostic, joinPath, pathKeys } from "./diagnostics.js";
+import { readCodexToml, tomlPosition } from "./codex-toml.js";
+import { type Diagnostic, joinPath, pathKeys, readSettingsText } from "./diagnostics.js";
 import { DIALECT_SPECS, type Dialect, isForeign, timeoutMsFor } from "./dialects.js";
 import { type CommandHookEvent, EVENT_SPECS, FOREIGN_CLAUDE_EVENTS, isCommandHookEvent } from "./events.js";
 import { MODEL_HANDLER_DEFAULT_TIMEOUT_MS } from "./prompt-handler.js";
@@ -37,6 +38,11 @@ export interface ConfiguredHandler {
   readonly onFailure: OnFailure;
   /** Handlers with equal keys are one handler: it runs once per event. */
   readonly dedupKey: string;
+  /**
+   * The folder the command runs in, when it is not the project: Cursor runs its user hooks in
+   * ~/.cursor, so their relative paths (`./hooks/x.sh`) mean what they mean there.
+   */
+  readonly runDir?: string;
 }
 
 export interface LoadCommandHookSourcesOptions {
@@ -155,7 +161,12 @@ function withPositions(diagnostics: Diagnostic[]): Diagnostic[] {
   return diagnostics.map((d) => {
     if (d.line !== undefined || d.path === "" || !isAbsolute(d.file)) return d;
     const text = textOf(d.file);
-    const position = text === undefined ? undefined : locateJsonPath(text, pathKeys(d.path));
+    const position =
+      text === undefined
+        ? undefined
+        : d.file.endsWith(".toml")
+          ? tomlPosition(text, d.path)
+          : locateJsonPath(text, pathKeys(d.path));
     return position === undefined ? d : { ...d, ...position };
   });
 }
@@ -240,6 +251,11 @@ function readSources(opts: LoadCommandHookSourcesOptions, diagnostics: Diagnosti
     const file = join(opts.homeDir, ".code_puppy", "hooks.json");
     sources.push({ name: "code-puppy", file, root: readJsonFile(file, diagnostics), hooksAt: "root-or-hooks" });
   }
+  // Codex reads a layer's hooks.json and the [hooks] tables of its config.toml, both.
+  const codexToml = (name: SourceName, base: string): RawSource => {
+    const file = join(base, ".codex", "config.toml");
+    return { name, file, root: readCodexToml(file, diagnostics), hooksAt: "hooks", dialect: "codex" };
+  };
   const agent = (name: SourceName, dialect: Dialect, file: string): RawSource => ({
     name,
     file,
@@ -253,22 +269,20 @@ function readSources(opts: LoadCommandHookSourcesOptions, diagnostics: Diagnosti
     [opts.cursor, "cursor", ".cursor", "hooks.json"],
   ] as const) {
     if (!enabled) continue;
-    sources.push(agent(`${dialect}-user`, dialect, join(opts.homeDir, dir, file)));
+    // Run from the home folder, the user's file is the project's: read once, as the project's
+    // (Cursor runs a project's hooks from the project, a user's from ~/.cursor).
+    const homeIsProject = resolve(opts.homeDir) === resolve(opts.projectDir);
+    if (!homeIsProject) sources.push(agent(`${dialect}-user`, dialect, join(opts.homeDir, dir, file)));
+    if (dialect === "codex" && !homeIsProject) sources.push(codexToml("codex-user-toml", opts.homeDir));
     sources.push(agent(dialect, dialect, join(opts.projectDir, dir, file)));
+    if (dialect === "codex") sources.push(codexToml("codex-toml", opts.projectDir));
   }
   return sources;
 }
 
 function readJsonFile(file: string, diagnostics: Diagnostic[]): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    diagnostics.push({ level: "error", file, path: "", message: `cannot read: ${(e as Error).message}` });
-    return undefined;
-  }
-  return parseJson(text, file, diagnostics);
+  const text = readSettingsText(file, diagnostics);
+  return text === undefined ? undefined : parseJson(text, file, diagnostics);
 }
 
 function parseJson(text: string, file: string, diagnostics: Diagnostic[]): unknown {
@@ -374,7 +388,14 @@ function loadForeignSource(
     if (!native) {
       const why = spec.notFired?.[name];
       if (why) diag("warning", eventPath, `${name} is not fired by Gatehouse (${why}); its hooks never run`);
-      else diag("error", eventPath, `unknown ${dialect} event "${name}"`);
+      // A newer event of that agent is a warning; a handler on it that asks to fail closed is a guard we cannot honour.
+      else if (asksToFailClosed(groups))
+        diag(
+          "error",
+          eventPath,
+          `unknown ${dialect} event "${name}", with a handler that fails closed: a guard that would never run`,
+        );
+      else diag("warning", eventPath, `unknown ${dialect} event "${name}"; its hooks never run`);
       continue;
     }
     if (!Array.isArray(groups)) {
@@ -401,6 +422,13 @@ function loadForeignSource(
     });
   }
   return out;
+}
+
+/** Cursor's `failClosed: true` or Gatehouse's `onFailure: "block"` on any handler listed under an event. */
+function asksToFailClosed(groups: unknown): boolean {
+  const entries = Array.isArray(groups) ? groups : [];
+  const handlers = entries.flatMap((g) => (isObject(g) && Array.isArray(g.hooks) ? [g, ...g.hooks] : [g]));
+  return handlers.some((h) => isObject(h) && (h.failClosed === true || h.onFailure === "block"));
 }
 
 interface NativeOptions {
@@ -471,11 +499,13 @@ function loadGroup(
   group.hooks.forEach((raw, hi) => {
     if (native?.skip?.(raw)) return;
     const path = native?.flat ? groupPath : joinPath(hooksPath, hi);
+    const runDir = src.name === "cursor-user" ? join(opts.homeDir, ".cursor") : undefined;
     const definition = validateHandler(raw, {
       path,
       dialect,
       event,
       projectDir: opts.projectDir,
+      runDir,
       pathVar: opts.pathVar,
       checkPrograms: opts.checkPrograms,
       envPolicy: opts.envPolicy,
@@ -499,6 +529,7 @@ function loadGroup(
       timeoutMs: handlerTimeoutMs(dialect, event, definition),
       onFailure: definition.onFailure ?? opts.onFailure ?? "continue",
       dedupKey: dedupKey(definition, dialect, native?.nativeEvent),
+      ...(runDir === undefined ? {} : { runDir }),
     });
   });
   return out;

@@ -26,6 +26,8 @@ export interface HandlerContext {
   dialect: Dialect;
   event: CommandHookEvent;
   projectDir: string;
+  /** The folder the command runs in, when not the project (Cursor's user hooks run in ~/.cursor). */
+  runDir?: string | undefined;
   pathVar: string | undefined;
   checkPrograms: boolean | undefined;
   /** Decides which variables an `http` handler's headers can really expand. */
@@ -156,7 +158,13 @@ function checkSemantics(def: HandlerDefinition, c: HandlerContext): HandlerDefin
       );
     }
     if (c.checkPrograms !== false) {
-      const problem = programProblem(def.command, def.args !== undefined, c.projectDir, c.pathVar ?? process.env.PATH);
+      const problem = programProblem(
+        def.command,
+        def.args !== undefined,
+        c.projectDir,
+        c.pathVar ?? process.env.PATH,
+        c.runDir,
+      );
       // The program may be installed later (a linter, a notifier of another OS): as in Claude Code,
       // a handler that cannot start is a runtime failure, which its onFailure decides.
       if (problem) diag("warning", joinPath(path, "command"), `${problem}: ${failureEffect(def, c)}`);

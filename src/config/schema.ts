@@ -111,6 +111,12 @@ export const GatehouseConfigSchema = z
       .strictObject({
         allow: z.array(z.string().min(1)).optional().describe("Only these tools (names or globs) are offered."),
         deny: z.array(z.string().min(1)).optional().describe("These tools are never offered, even when allowed."),
+        alsoAllow: z
+          .array(z.string().min(1))
+          .optional()
+          .describe(
+            "Optional plugin tools (OpenClaw's registerTool(tool, { optional: true })) to offer as well: tool names or globs, plugin ids, or group:plugins. tools.allow entries count too.",
+          ),
         bash: z
           .strictObject({
             passEnv: z

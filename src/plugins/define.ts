@@ -46,6 +46,11 @@ export interface PluginTool {
   execute(input: Record<string, unknown>, ctx: PluginToolContext): Promise<unknown>;
   /** The text the model reads for a result (default: the result as JSON, or as is when a string). */
   toModelOutput?(output: unknown): string;
+  /**
+   * Offered only when `tools.allow` or `tools.alsoAllow` names it, its plugin or `group:plugins`
+   * (OpenClaw's `registerTool(tool, { optional: true })`).
+   */
+  readonly optional?: boolean;
 }
 
 export interface PluginApi<Config = unknown> {

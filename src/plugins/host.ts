@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { Jiti } from "jiti";
 import { IDENTIFIER_PATTERN, literalPosition } from "../core/identifiers.js";
@@ -233,10 +233,10 @@ export class PluginHost {
     for (const [name, command] of this.commands) if (command.pluginId === pluginId) this.commands.delete(name);
     for (const [name, command] of staged) {
       const owner = this.commands.get(name)?.pluginId;
-      if (!/^[a-z][a-z0-9-]*$/.test(name) || RESERVED_COMMANDS.has(name) || owner !== undefined) {
+      if (!/^[a-z][a-z0-9_-]*$/.test(name) || RESERVED_COMMANDS.has(name) || owner !== undefined) {
         const why = owner
           ? `is already registered by ${owner}`
-          : "must be lowercase letters, digits and dashes, and not a built-in";
+          : "must be a lowercase letter then letters, digits, _ or -, and not a built-in";
         problems.push({ level: "error", pluginId, code: "bad-command", message: `slash command "/${name}" ${why}` });
       } else this.commands.set(name, { ...command, pluginId });
     }
@@ -280,8 +280,9 @@ export class PluginHost {
     }
     let mod: unknown;
     let file: string;
+    let root: string | undefined;
     try {
-      file = this.entryFile(specifier, entry.package !== undefined);
+      ({ file, root } = await this.entryFile(specifier, entry.package !== undefined));
       mod = await this.importFresh(file);
     } catch (error) {
       this.markFailed(label, source, entry);
@@ -300,10 +301,15 @@ export class PluginHost {
     let config = entry.config;
     if (
       !PluginModuleSchema.safeParse(definition).success &&
-      isOpenClawModule(mod, { bareFunction: hasOpenClawMarkers(file) })
+      isOpenClawModule(mod, { bareFunction: hasOpenClawMarkers(file, root) })
     ) {
       try {
-        const loaded = loadOpenClawPlugin(mod, { file, cwd: this.options.cwd, config: entry.config });
+        const loaded = loadOpenClawPlugin(mod, {
+          file,
+          ...(root === undefined ? {} : { root }),
+          cwd: this.options.cwd,
+          config: entry.config,
+        });
         if (loaded) ({ plugin: definition, config } = loaded);
       } catch (error) {
         this.markFailed(label, source, entry);
@@ -334,22 +340,19 @@ export class PluginHost {
   /**
    * The module file an entry names: a file as is; a folder or a package by its package.json
    * (OpenClaw's `openclaw.extensions`, then `main`), else by Node's resolution of the package.
+   * A package's root is found on the node_modules path, not through `pkg/package.json`, which an
+   * `exports` map may hide (and with it the package's OpenClaw manifest).
    */
-  private entryFile(specifier: string, isPackage: boolean): string {
-    if (!isPackage) return folderEntry(specifier)?.file ?? specifier;
-    const require = createRequire(resolve(this.options.cwd, "gatehouse.plugins.js"));
-    let root: string | undefined;
-    try {
-      root = dirname(require.resolve(`${specifier}/package.json`));
-    } catch {
-      root = undefined;
-    }
-    const pkg = root ? (JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")) as { openclaw?: unknown }) : {};
-    if (root && pkg.openclaw !== undefined) {
+  private async entryFile(specifier: string, isPackage: boolean): Promise<{ file: string; root?: string }> {
+    if (!isPackage) return { file: folderEntry(specifier)?.file ?? specifier };
+    const root = packageRoot(specifier, this.options.cwd);
+    if (root === undefined) return { file: specifier };
+    const pkg = JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")) as { openclaw?: unknown };
+    if (pkg.openclaw !== undefined) {
       const found = folderEntry(root);
-      if (found && existsSync(found.file)) return found.file;
+      if (found && existsSync(found.file)) return { file: found.file, root };
     }
-    return specifier;
+    return { file: fileURLToPath((await this.loader()).esmResolve(specifier)), root };
   }
 
   /**
@@ -440,6 +443,16 @@ function openClawSdkInstalled(cwd: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The folder of an installed package: `<dir>/<name>` on Node's node_modules path from the project. */
+function packageRoot(name: string, cwd: string): string | undefined {
+  const paths = createRequire(resolve(cwd, "gatehouse.plugins.js")).resolve.paths(name) ?? [];
+  for (const dir of paths) {
+    const root = join(dir, name);
+    if (existsSync(join(root, "package.json"))) return root;
+  }
+  return undefined;
 }
 
 function pickDefinition(mod: unknown): unknown {

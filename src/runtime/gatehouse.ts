@@ -14,6 +14,7 @@ import { openStore, resolveStoreOptions, type StoreOptions } from "../store/inde
 import type { SessionStore, StoreView } from "../store/types.js";
 import type { McpLogger, McpServerPool } from "../tools/mcp.js";
 import type { McpServersConfig } from "../tools/mcp-config.js";
+import { toolNameMatcher } from "../tools/select.js";
 import type { Tool } from "../tools/types.js";
 import { auditInterceptor, debugInterceptor } from "./audit.js";
 import type { ModelResolver, RuntimeConfig, RuntimeDeps } from "./deps.js";
@@ -74,6 +75,12 @@ export interface RuntimeOptions {
   readonly envPolicy?: EnvPolicy;
   /** Adds Claude Code's `Agent` tool: sub-agents as child runs. `maxDepth` 1 (default) means no nesting. */
   readonly subagents?: boolean | { readonly maxDepth?: number };
+  /**
+   * Which optional plugin tools (OpenClaw's `optional: true`) are offered: tool names or globs,
+   * plugin ids, or `group:plugins` for all (gatehouse.json `tools.allow` and `tools.alsoAllow`).
+   * Default: none.
+   */
+  readonly optionalTools?: readonly string[];
   readonly approver?: Approver;
   readonly logger?: HostLogger;
   readonly config?: Partial<Omit<RuntimeConfig, "compaction" | "model">> & {
@@ -268,8 +275,13 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
       mcp = pool;
       late.push(pool.settled().then(() => addLate(pool.tools)));
     }
+    const optionalAllowed = optionalToolMatcher(options.optionalTools ?? []);
     for (const [name, tool] of plugins.tools) {
-      if (tools.has(name))
+      if (tool.optional && !optionalAllowed(name, tool.pluginId))
+        logger.info(
+          `plugin ${tool.pluginId}: tool "${name}" is optional and not offered; name it in tools.alsoAllow to offer it`,
+        );
+      else if (tools.has(name))
         logger.error(`plugin ${tool.pluginId}: tool "${name}" is already a built-in or MCP tool; not added`);
       else tools.set(name, pluginTool(tool));
     }
@@ -396,4 +408,11 @@ function toolsWaiter(
 
 function mcpLogger(logger: HostLogger): McpLogger {
   return { warn: (_fields, message) => logger.warn(message), debug: (_fields, message) => logger.debug(message) };
+}
+
+/** OpenClaw's allowlist for optional tools: the tool's name (or a glob), its plugin's id, or `group:plugins`. */
+function optionalToolMatcher(entries: readonly string[]): (tool: string, pluginId: string) => boolean {
+  const byName = toolNameMatcher(entries);
+  const plugins = new Set(entries);
+  return (tool, pluginId) => plugins.has("group:plugins") || plugins.has(pluginId) || byName(tool);
 }

@@ -63,7 +63,7 @@ export class SlashCommands {
   constructor(private readonly plugins: ReadonlyMap<string, PluginCommand>) {}
 
   parse(prompt: string): { readonly name: string; readonly args: string } | undefined {
-    const match = /^\/([a-z][a-z0-9-]*)(?:\s+([\s\S]*))?$/.exec(prompt.trim());
+    const match = /^\/([a-z][a-z0-9_-]*)(?:\s+([\s\S]*))?$/.exec(prompt.trim());
     if (!match) return undefined;
     const name = match[1] as string;
     return Object.hasOwn(BUILT_IN, name) || this.plugins.has(name) ? { name, args: match[2]?.trim() ?? "" } : undefined;

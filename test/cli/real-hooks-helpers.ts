@@ -11,24 +11,29 @@ export const MODULES = fileURLToPath(new URL("../../node_modules/", import.meta.
 export const BIN = join(MODULES, ".bin/");
 
 /**
- * Hook packages too heavy to be devDependencies (a contributor's `npm install` would download
- * them for two tests): the tests that run them install them here, once, on first use.
- * comment-checker bundles its Go binary for every platform (256 MB).
+ * Packages too heavy to be devDependencies (a contributor's `npm install` would download them
+ * for a few tests): the tests that run them install them here, once, on first use.
+ * comment-checker bundles its Go binary for every platform (256 MB); openclaw-mem0 brings the
+ * mem0ai SDK and its dependencies.
  */
-export const ON_DEMAND = { "@code-yeongyu/comment-checker": "0.8.0" } as const;
+export const ON_DEMAND = {
+  "@code-yeongyu/comment-checker": "0.8.0",
+  "@happycastle/oh-my-openclaw": "0.21.3",
+  "@mem0/openclaw-mem0": "1.0.16",
+} as const;
 const CACHE = join(MODULES, ".cache", "gatehouse-test-hooks");
 
 /**
- * The bin folder of `name@version` installed in the test cache (`npm install` into a temporary
- * folder renamed into place, so concurrent test files never see half an install; scripts off,
- * as the package's own installer is not what the tests exercise). npm uses its cache, so only the
- * first run on a machine downloads.
+ * The folder `name@version` is installed in, in the test cache (its `node_modules` holds the
+ * package): `npm install` into a temporary folder renamed into place, so concurrent test files
+ * never see half an install; scripts off, as the package's own installer is not what the tests
+ * exercise. npm uses its cache, so only the first run on a machine downloads.
  */
-export async function onDemandBin(name: keyof typeof ON_DEMAND): Promise<string> {
+export async function onDemandPackage(name: keyof typeof ON_DEMAND): Promise<string> {
   const version = ON_DEMAND[name];
   const home = join(CACHE, `${name.replace("/", "+")}@${version}`);
-  const bin = join(home, "node_modules", ".bin/");
-  if (existsSync(bin)) return bin;
+  const installed = join(home, "node_modules", name, "package.json");
+  if (existsSync(installed)) return home;
   await mkdir(CACHE, { recursive: true });
   const staging = await mkdtemp(join(CACHE, ".staging-"));
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
@@ -50,12 +55,17 @@ export async function onDemandBin(name: keyof typeof ON_DEMAND): Promise<string>
     );
     await rename(staging, home).catch((error: NodeJS.ErrnoException) => {
       // Another test file finished first: its install is the same package.
-      if (!existsSync(bin)) throw error;
+      if (!existsSync(installed)) throw error;
     });
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
-  return bin;
+  return home;
+}
+
+/** The bin folder of an on-demand package. */
+export async function onDemandBin(name: keyof typeof ON_DEMAND): Promise<string> {
+  return join(await onDemandPackage(name), "node_modules", ".bin/");
 }
 
 /** One tool call, then a reply that repeats what the model read back from it. */

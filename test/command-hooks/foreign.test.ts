@@ -146,7 +146,7 @@ describe("foreign hook files", () => {
     );
     assert.deepEqual(
       loaded.diagnostics.map((d) => `${d.level} ${d.path}`),
-      ["warning hooks.BeforeModel", "error hooks.Typo", "error version"],
+      ["warning hooks.BeforeModel", "warning hooks.Typo", "error version"],
     );
   });
 

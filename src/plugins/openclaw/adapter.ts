@@ -7,8 +7,10 @@ import type { HookContext } from "../../hooks/types.js";
 import { VERSION } from "../../version.js";
 import type { PluginApi, PluginDefinition, PluginLogger, PluginTool } from "../define.js";
 import { dropTolerated, type HookMapping, hookMapping } from "./hooks.js";
+import { resolveInternalEvents } from "./internal-hooks.js";
 import type { OpenClawEntry, OpenClawManifest } from "./module.js";
 import { adaptTool, ToolAdaptError } from "./plugin-tools.js";
+import { PluginState } from "./state.js";
 import { gatehouseMatcher, openClawToolName, ToolMatcherError } from "./tools.js";
 
 /**
@@ -26,6 +28,8 @@ export interface AdaptOptions {
   readonly manifest?: OpenClawManifest;
   /** The entry file (absolute) or `code`. */
   readonly source: string;
+  /** The installed package's folder, when the plugin came from one (OpenClaw's rootDir). */
+  readonly packageRoot?: string;
   /** The id when neither the module nor its manifest names one. */
   readonly fallbackId: string;
   /** The project folder (OpenClaw's workspace). */
@@ -77,13 +81,15 @@ export function adaptOpenClawPlugin(options: AdaptOptions): AdaptedPlugin {
   const name = text(def.name) ?? manifest?.name;
   const version = text(def.version) ?? manifest?.version;
   const diagnostics: Diagnostic[] = [];
+  // One state per loaded plugin: its stores outlive each setup (a reload sees what it stored).
+  const state = new PluginState();
   const plugin: AdaptedPlugin = {
     id,
     ...(name === undefined ? {} : { name }),
     ...(version === undefined ? {} : { version }),
     adapterDiagnostics: diagnostics,
     async setup(api) {
-      const session = new AdapterSession(api, options, diagnostics);
+      const session = new AdapterSession(api, options, diagnostics, state);
       const returned = entry.register.call(entry.definition, session.openClawApi());
       // OpenClaw refuses an async register; Gatehouse's setup may be async, so it waits for it.
       if (isThenable(returned)) await returned;
@@ -102,6 +108,7 @@ class AdapterSession {
     private readonly api: PluginApi,
     private readonly options: AdaptOptions,
     private readonly diagnostics: Diagnostic[],
+    private readonly state: PluginState,
   ) {}
 
   close(): void {
@@ -125,13 +132,15 @@ class AdapterSession {
   openClawApi(): unknown {
     const { api, options } = this;
     const pluginConfig = isRecord(api.config) ? api.config : undefined;
-    const rootDir = options.source === "code" ? options.cwd : resolve(options.source, "..");
+    const rootDir = options.packageRoot ?? (options.source === "code" ? options.cwd : resolve(options.source, ".."));
     const known: Obj = {
       id: api.id,
       name: options.entry.definition?.name ?? options.manifest?.name ?? api.id,
       version: options.entry.definition?.version ?? options.manifest?.version,
       description: options.entry.definition?.description ?? options.manifest?.description,
       source: options.source,
+      // The entry that runs: Gatehouse selects no separate runtime artifact, so it is the source.
+      runtimeSource: options.source,
       rootDir,
       registrationMode: "full",
       // OpenClaw's whole config as far as this plugin goes: plugins read their own entry from it.
@@ -150,23 +159,19 @@ class AdapterSession {
       on: (hook: unknown, handler: unknown, opts?: unknown) => this.on(hook, handler, opts),
       registerTool: (tool: unknown, opts?: unknown) => this.registerTool(tool, opts),
       registerCommand: (command: unknown) => this.registerCommand(command),
-      registerHook: (events: unknown) =>
-        this.warn(
-          "no-meaning",
-          `api.registerHook(${JSON.stringify(events)}): OpenClaw's internal hooks (HOOK.md events) have no meaning in Gatehouse; use api.on`,
-        ),
+      registerHook: (events: unknown, handler: unknown) => this.registerHook(events, handler),
     };
     const surface = (name: string) => () => {
       this.warn("no-meaning", `api.${name} has no meaning in Gatehouse; ignored`);
       return undefined;
     };
+    // `api.session.controls.registerControlUiDescriptor(...)`: any depth of a facade is a no-op
+    // surface, warned about when called.
     const facade = (name: string): unknown =>
-      new Proxy(
-        {},
-        {
-          get: (_t, prop) => (typeof prop === "string" && prop !== "then" ? surface(`${name}.${prop}`) : undefined),
-        },
-      );
+      new Proxy(() => undefined, {
+        get: (_t, prop) => (typeof prop === "string" && prop !== "then" ? facade(`${name}.${prop}`) : undefined),
+        apply: () => surface(name)(),
+      });
     return new Proxy(known, {
       get: (target, prop) => {
         if (typeof prop !== "string") return undefined;
@@ -180,14 +185,69 @@ class AdapterSession {
 
   /** The parts of OpenClaw's `api.runtime` that mean something here. */
   private runtime(rootDir: string): Obj {
-    const { api } = this;
+    const { api, state } = this;
+    const config = () => ({ plugins: { entries: { [api.id]: { enabled: true, config: api.config } } } });
     return {
       version: `gatehouse ${VERSION}`,
       logging: { shouldLogVerbose: () => false, getChildLogger: () => openClawLogger(api.logger) },
-      state: { resolveStateDir: () => resolve(this.options.cwd, ".gatehouse", "plugins", api.id) },
-      config: { loadConfig: () => ({ plugins: { entries: { [api.id]: { config: api.config } } } }) },
+      state: {
+        resolveStateDir: () => resolve(this.options.cwd, ".gatehouse", "plugins", api.id),
+        openKeyedStore: (o: unknown) => state.openKeyedStore(o),
+        openSyncKeyedStore: (o: unknown) => state.openSyncKeyedStore(o),
+        openBlobStore: (o: unknown) => state.openBlobStore(o),
+      },
+      // OpenClaw's config as far as this plugin goes; writing it back has no meaning here.
+      config: {
+        current: config,
+        loadConfig: config,
+        mutateConfigFile: () => this.refuseConfigWrite("mutateConfigFile"),
+        replaceConfigFile: () => this.refuseConfigWrite("replaceConfigFile"),
+      },
       paths: { rootDir },
     };
+  }
+
+  private refuseConfigWrite(name: string): Promise<never> {
+    return Promise.reject(
+      new Error(`api.runtime.config.${name}: Gatehouse's configuration is gatehouse.json, which plugins do not write`),
+    );
+  }
+
+  /**
+   * OpenClaw's internal hooks: the events with a Gatehouse moment run there (observe-only, as in
+   * OpenClaw: what the handler returns is ignored, what it throws is logged); the others are
+   * warnings naming the event.
+   */
+  private registerHook(events: unknown, handler: unknown): void {
+    if (typeof handler !== "function") {
+      this.error("bad-handler", `the api.registerHook handler for ${JSON.stringify(events)} is not a function`);
+      return;
+    }
+    const { mapped, notRun } = resolveInternalEvents(events);
+    for (const [name, why] of notRun)
+      this.warn("no-meaning", `internal hook "${name}" never runs in Gatehouse (${why})`, name);
+    const log = this.api.logger;
+    for (const [name, mapping] of mapped) {
+      for (const target of mapping.targets) {
+        const run = async (event: Obj, ctx: HookContext): Promise<undefined> => {
+          const internal = {
+            type: mapping.type,
+            action: mapping.action,
+            sessionKey: ctx.sessionKey,
+            timestamp: new Date(),
+            context: { ...event, workspaceDir: this.options.cwd },
+            messages: [] as string[],
+          };
+          try {
+            await (handler as Handler)(internal, undefined);
+          } catch (error) {
+            log.warn(`${name}: internal hook failed (${describeError(error)}); ignored, as OpenClaw ignores it`);
+          }
+          return undefined;
+        };
+        this.api.on(target, run as never, {});
+      }
+    }
   }
 
   private on(hook: unknown, handler: unknown, rawOptions: unknown): void {

@@ -43,11 +43,11 @@ export class OpenClawConfigError extends Error {}
  */
 export function loadOpenClawPlugin(
   mod: unknown,
-  options: { readonly file: string; readonly cwd: string; readonly config: unknown },
+  options: { readonly file: string; readonly root?: string; readonly cwd: string; readonly config: unknown },
 ): LoadedOpenClawPlugin | undefined {
-  const entry = resolveOpenClawExport(mod, { bareFunction: hasOpenClawMarkers(options.file) });
+  const entry = resolveOpenClawExport(mod, { bareFunction: hasOpenClawMarkers(options.file, options.root) });
   if (!entry) return undefined;
-  const manifest = findManifest(options.file);
+  const manifest = findManifest(options.file, options.root);
   let config = options.config;
   if (manifest?.configSchema && config !== undefined) {
     const parsed = z.fromJSONSchema(manifest.configSchema as Parameters<typeof z.fromJSONSchema>[0]).safeParse(config);
@@ -63,6 +63,7 @@ export function loadOpenClawPlugin(
     entry,
     ...(manifest ? { manifest } : {}),
     source: options.file,
+    ...(options.root === undefined ? {} : { packageRoot: options.root }),
     fallbackId: fallbackId(options.file),
     cwd: options.cwd,
   });

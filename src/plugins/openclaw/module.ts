@@ -71,8 +71,13 @@ export function isOpenClawModule(mod: unknown, options: { bareFunction?: boolean
   return resolveOpenClawExport(mod, options) !== undefined;
 }
 
-/** `openclaw.plugin.json`, or a package.json with an `openclaw` field, beside the entry or above it. */
-export function hasOpenClawMarkers(entryFile: string): boolean {
+/**
+ * `openclaw.plugin.json`, or a package.json with an `openclaw` field, beside the entry or above
+ * it, or at the package root when the loader found one (an entry in `dist/` beside a
+ * `{"type":"module"}` package.json stops the walk before the real root).
+ */
+export function hasOpenClawMarkers(entryFile: string, packageRoot?: string): boolean {
+  if (packageRoot !== undefined && markedRoot(packageRoot)) return true;
   let dir = dirname(entryFile);
   for (let depth = 0; depth < 8; depth++) {
     if (existsSync(join(dir, "openclaw.plugin.json"))) return true;
@@ -91,6 +96,16 @@ export function hasOpenClawMarkers(entryFile: string): boolean {
   return false;
 }
 
+function markedRoot(root: string): boolean {
+  if (existsSync(join(root, "openclaw.plugin.json"))) return true;
+  try {
+    const raw = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as unknown;
+    return isRecord(raw) && raw.openclaw !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 export interface OpenClawManifest {
   readonly file: string;
   readonly id?: string;
@@ -101,30 +116,35 @@ export interface OpenClawManifest {
 }
 
 /**
- * `openclaw.plugin.json` beside the entry or in a folder above it, up to the package root (the
- * first folder with a package.json). Read without running any code, as OpenClaw does.
+ * `openclaw.plugin.json` at the package root when the loader found one (whatever the package's
+ * `exports` map lets through), else beside the entry or in a folder above it, up to the first
+ * folder with a package.json. Read without running any code, as OpenClaw does.
  */
-export function findManifest(entryFile: string): OpenClawManifest | undefined {
+export function findManifest(entryFile: string, packageRoot?: string): OpenClawManifest | undefined {
+  if (packageRoot !== undefined && existsSync(join(packageRoot, "openclaw.plugin.json")))
+    return readManifest(join(packageRoot, "openclaw.plugin.json"));
   let dir = dirname(entryFile);
   for (let depth = 0; depth < 8; depth++) {
     const file = join(dir, "openclaw.plugin.json");
-    if (existsSync(file)) {
-      const raw = JSON.parse(readFileSync(file, "utf8")) as unknown;
-      if (!isRecord(raw)) throw new Error(`${file}: expected a JSON object`);
-      const text = (k: string) => (typeof raw[k] === "string" ? { [k]: raw[k] as string } : {});
-      return {
-        file,
-        ...text("id"),
-        ...text("name"),
-        ...text("description"),
-        ...text("version"),
-        ...(isRecord(raw.configSchema) ? { configSchema: raw.configSchema } : {}),
-      };
-    }
+    if (existsSync(file)) return readManifest(file);
     if (existsSync(join(dir, "package.json")) || dirname(dir) === dir) return undefined;
     dir = dirname(dir);
   }
   return undefined;
+}
+
+function readManifest(file: string): OpenClawManifest {
+  const raw = JSON.parse(readFileSync(file, "utf8")) as unknown;
+  if (!isRecord(raw)) throw new Error(`${file}: expected a JSON object`);
+  const text = (k: string) => (typeof raw[k] === "string" ? { [k]: raw[k] as string } : {});
+  return {
+    file,
+    ...text("id"),
+    ...text("name"),
+    ...text("description"),
+    ...text("version"),
+    ...(isRecord(raw.configSchema) ? { configSchema: raw.configSchema } : {}),
+  };
 }
 
 /**

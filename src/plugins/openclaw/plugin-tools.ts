@@ -32,10 +32,14 @@ export function adaptTool(value: unknown, options: unknown, ctx: ToolContext): P
   if (made === null || made === undefined) return [];
   const list = Array.isArray(made) ? made : [made];
   const names = isRecord(options) && Array.isArray(options.names) ? options.names : undefined;
-  return list.map((tool, i) => toPluginTool(tool, names?.[i] ?? (isRecord(options) ? options.name : undefined)));
+  const optional = isRecord(options) && options.optional === true;
+  return list.map((tool, i) =>
+    toPluginTool(tool, names?.[i] ?? (isRecord(options) ? options.name : undefined), optional),
+  );
 }
 
-function toPluginTool(tool: unknown, nameOption: unknown): PluginTool {
+/** `optional`: offered only when allowlisted (the registration's `{ optional: true }` or the tool's own). */
+function toPluginTool(tool: unknown, nameOption: unknown, optional: boolean): PluginTool {
   if (!isRecord(tool)) throw new ToolAdaptError("api.registerTool expects a tool object or a factory");
   const name = typeof tool.name === "string" && tool.name !== "" ? tool.name : nameOption;
   if (typeof name !== "string" || name === "") throw new ToolAdaptError("a tool needs a non-empty name");
@@ -52,6 +56,7 @@ function toPluginTool(tool: unknown, nameOption: unknown): PluginTool {
     // TypeBox schemas are JSON Schema with symbol-keyed extras: JSON round-tripping keeps the schema.
     inputSchema: JSON.parse(JSON.stringify(tool.parameters)) as Obj,
     parallel: tool.executionMode === "parallel",
+    ...(optional || tool.optional === true ? { optional: true } : {}),
     async execute(input, c) {
       return execute.call(tool, c.toolCallId, prepare ? prepare(input) : input, c.signal);
     },
