@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { npmInstallArgs } from "../../src/command-hooks/claude-plugins.js";
 
 /** This repository's node_modules, where the packages are installed as devDependencies. */
 export const MODULES = fileURLToPath(new URL("../../node_modules/", import.meta.url));
@@ -15,7 +16,14 @@ export const BIN = join(MODULES, ".bin/");
  * them for two tests): the tests that run them install them here, once, on first use.
  * comment-checker bundles its Go binary for every platform (256 MB).
  */
-export const ON_DEMAND = { "@code-yeongyu/comment-checker": "0.8.0" } as const;
+export const ON_DEMAND = {
+  "@code-yeongyu/comment-checker": "0.8.0",
+  // Claude Code plugins (a marketplace at the package root) and hook packages of issue 29.
+  "ecc-universal": "2.0.0",
+  "selfish-pipeline": "1.3.0",
+  "tdd-guard": "1.7.0",
+  "gh-setup-hooks": "2.1.0",
+} as const;
 const CACHE = join(MODULES, ".cache", "gatehouse-test-hooks");
 
 /**
@@ -25,37 +33,31 @@ const CACHE = join(MODULES, ".cache", "gatehouse-test-hooks");
  * first run on a machine downloads.
  */
 export async function onDemandBin(name: keyof typeof ON_DEMAND): Promise<string> {
+  return join(await onDemandPackage(name), "..", ...(name.includes("/") ? [".."] : []), ".bin/");
+}
+
+/** The folder of `name@version` installed in the test cache (see onDemandBin). */
+export async function onDemandPackage(name: keyof typeof ON_DEMAND): Promise<string> {
   const version = ON_DEMAND[name];
   const home = join(CACHE, `${name.replace("/", "+")}@${version}`);
-  const bin = join(home, "node_modules", ".bin/");
-  if (existsSync(bin)) return bin;
+  const folder = join(home, "node_modules", ...name.split("/"));
+  if (existsSync(folder)) return folder;
   await mkdir(CACHE, { recursive: true });
   const staging = await mkdtemp(join(CACHE, ".staging-"));
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
   try {
-    await promisify(execFile)(
-      "npm",
-      [
-        "install",
-        "--prefix",
-        staging,
-        "--ignore-scripts",
-        "--no-audit",
-        "--no-fund",
-        "--no-save",
-        "--loglevel=error",
-        `${name}@${version}`,
-      ],
-      { env, maxBuffer: 10 * 1024 * 1024 },
-    );
+    await promisify(execFile)("npm", npmInstallArgs(staging, `${name}@${version}`), {
+      env,
+      maxBuffer: 10 * 1024 * 1024,
+    });
     await rename(staging, home).catch((error: NodeJS.ErrnoException) => {
       // Another test file finished first: its install is the same package.
-      if (!existsSync(bin)) throw error;
+      if (!existsSync(folder)) throw error;
     });
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
-  return bin;
+  return folder;
 }
 
 /** One tool call, then a reply that repeats what the model read back from it. */
