@@ -148,13 +148,6 @@ function checkSemantics(def: HandlerDefinition, c: HandlerContext): HandlerDefin
       diag("error", joinPath(path, "shell"), "PowerShell hooks are not supported; this handler never runs");
       return undefined;
     }
-    if (def.async || def.asyncRewake) {
-      diag(
-        "warning",
-        joinPath(path, def.async ? "async" : "asyncRewake"),
-        "async hooks run synchronously in Gatehouse",
-      );
-    }
     if (c.checkPrograms !== false) {
       const problem = programProblem(def.command, def.args !== undefined, c.projectDir, c.pathVar ?? process.env.PATH);
       // The program may be installed later (a linter, a notifier of another OS): as in Claude Code,
