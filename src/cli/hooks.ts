@@ -232,9 +232,28 @@ async function loadHooks(L: Lib, flags: HooksSourceFlags, io: CliIO): Promise<Lo
     permissions: untrustedFilesOf(L, flags, io, configFile),
     envPolicy,
   });
+  const { hookModelProblem } = await import("../models/aliases.js");
+  // A prompt or agent hook whose model cannot be resolved fails each time it runs (its onFailure decides).
+  const models = commandHooks.handlers.flatMap((h): Diagnostic[] => {
+    const def = h.definition;
+    if (def.type !== "prompt" && def.type !== "agent") return [];
+    const problem = hookModelProblem(def.model, settings.model, io.cwd, io.env);
+    if (problem === undefined) return [];
+    const at = def.model === undefined ? h.path : `${h.path}.model`;
+    const effect =
+      h.onFailure === "block" ? "each event it runs for is blocked" : "it fails each time and the action goes ahead";
+    return [
+      {
+        level: "warning",
+        file: h.file,
+        path: at,
+        message: `${def.type} hook: ${problem}: ${effect} (onFailure "${h.onFailure}")`,
+      },
+    ];
+  });
   return {
     ...commandHooks,
-    diagnostics: [...diagnostics],
+    diagnostics: [...diagnostics, ...models],
     projectDir: io.cwd,
     envPolicy,
     permissions: loadedPermissions,
