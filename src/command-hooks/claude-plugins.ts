@@ -263,7 +263,9 @@ function npmPlugin(
       if (!existsSync(root)) throw error;
     }
   } catch (error) {
-    const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim().split("\n").at(-1);
+    // npm's last line only points at its log; the reason is the last line before it.
+    const lines = (error as { stderr?: Buffer }).stderr?.toString().trim().split("\n") ?? [];
+    const stderr = lines.filter((l) => !/complete log of this run/i.test(l)).at(-1);
     return { problem: `npm could not install ${pkg}@${version}${stderr ? `: ${stderr}` : ""}` };
   } finally {
     rmSync(staging, { recursive: true, force: true });

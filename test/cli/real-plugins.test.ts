@@ -58,6 +58,34 @@ describe("selfish-pipeline@1.3.0 (a plugin, enabled through enabledPlugins)", { 
     assert.equal(existsSync(join(cwd, "ran")), false);
   });
 
+  test("from npm: a marketplace entry with an npm source is installed into Gatehouse's cache, and its guard runs", async () => {
+    const cwd = await fresh({
+      "s.json": script("echo clean -f > ran"),
+      "gatehouse.json": { model: "scripted:s.json" },
+      "market/.claude-plugin/marketplace.json": {
+        name: "team",
+        owner: { name: "Team" },
+        plugins: [{ name: "selfish", source: { source: "npm", package: "selfish-pipeline", version: "1.3.0" } }],
+      },
+      ".claude/settings.json": enabling("team", "selfish", "./market", ["Bash"]),
+      ".claude/.selfish-active": "spec\n",
+      ".claude/.selfish-phase": "spec\n",
+    });
+    // npm reaches the registry as this machine does (a proxy's CA, when there is one).
+    const ca = process.env.NODE_EXTRA_CA_CERTS;
+    const env = { XDG_CACHE_HOME: join(cwd, "cache"), ...(ca ? { NODE_EXTRA_CA_CERTS: ca } : {}) };
+    const r = await gatehouse(["run", "-p", "tidy"], { cwd, env });
+    assert.match(r.stdout + r.stderr, /SELFISH GUARD: git clean -f is blocked during pipeline/);
+    assert.equal(existsSync(join(cwd, "ran")), false);
+    const root = join(cwd, "cache/gatehouse/claude-plugins/team/selfish/1.3.0/node_modules/selfish-pipeline");
+    assert.equal(existsSync(join(root, "hooks/hooks.json")), true);
+    const listed = await gatehouse(["plugins", "list", "--json"], { cwd, env });
+    const row = (JSON.parse(listed.stdout) as { id: string; source: string; status: string }[]).find(
+      (p) => p.id === "selfish@team",
+    );
+    assert.deepEqual([row?.status, row?.source], ["loaded", "npm selfish-pipeline@1.3.0"]);
+  });
+
   test("control: with no pipeline active the guard allows it and the command runs", async () => {
     const cwd = await project(false);
     const r = await gatehouse(["run", "-p", "tidy"], { cwd });
