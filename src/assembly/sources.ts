@@ -57,9 +57,11 @@ export function loadSources(input: SourcesInput): LoadedSources {
   // Without a `load`, the command hooks are given already (handlers in code): no file is read for them.
   const commandHooks: LoadedCommandHooks =
     input.commandHooks === undefined
-      ? { handlers: [], diagnostics: [], disabled: false, managedOnly: false }
+      ? { handlers: [], diagnostics: [], disabled: false, managedOnly: false, plugins: [] }
       : loadCommandHookSources({
           ...load,
+          // A project not trusted enables no plugins, as Claude Code waits for its trust dialog.
+          ...(input.permissions?.untrustedFiles ? { untrustedFiles: input.permissions.untrustedFiles } : {}),
           ...(input.envPolicy ? { envPolicy: input.envPolicy } : {}),
           homeDir,
           projectDir: input.projectDir,

@@ -146,7 +146,7 @@ class Stop extends Error {
 }
 
 async function lib() {
-  const [sources, config, hooks, json, secrets, output, mcpName] = await Promise.all([
+  const [sources, config, hooks, json, secrets, output, mcpName, project] = await Promise.all([
     import("../assembly/sources.js"),
     import("../config/index.js"),
     import("../command-hooks/index.js"),
@@ -154,6 +154,7 @@ async function lib() {
     import("../core/secrets.js"),
     import("./output.js"),
     import("../tools/mcp-name.js"),
+    import("./project.js"),
   ]);
   return {
     loadSources: sources.loadSources,
@@ -164,6 +165,7 @@ async function lib() {
     maskSecrets: secrets.maskSecrets,
     maskValue: secrets.maskValue,
     mcpToolName: mcpName.mcpToolName,
+    projectTrust: project.projectTrust,
     ...output,
   };
 }
@@ -226,16 +228,48 @@ async function loadHooks(L: Lib, flags: HooksSourceFlags, io: CliIO): Promise<Lo
     projectDir: io.cwd,
     commandHooks: { ...load, homeDir: load.homeDir ?? homedir() },
     config: { file: configFile ?? "gatehouse.json", ...(permissions === undefined ? {} : { permissions }) },
+    // As in a run: a project not trusted enables no Claude Code plugins, and its allow rules wait.
+    permissions: untrustedFilesOf(L, flags, io, configFile),
     envPolicy,
+  });
+  const { hookModelProblem } = await import("../models/aliases.js");
+  // A prompt or agent hook whose model cannot be resolved fails each time it runs (its onFailure decides).
+  const models = commandHooks.handlers.flatMap((h): Diagnostic[] => {
+    const def = h.definition;
+    if (def.type !== "prompt" && def.type !== "agent") return [];
+    const problem = hookModelProblem(def.model, settings.model, io.cwd, io.env);
+    if (problem === undefined) return [];
+    const at = def.model === undefined ? h.path : `${h.path}.model`;
+    const effect =
+      h.onFailure === "block" ? "each event it runs for is blocked" : "it fails each time and the action goes ahead";
+    return [
+      {
+        level: "warning",
+        file: h.file,
+        path: at,
+        message: `${def.type} hook: ${problem}: ${effect} (onFailure "${h.onFailure}")`,
+      },
+    ];
   });
   return {
     ...commandHooks,
-    diagnostics: [...diagnostics],
+    diagnostics: [...diagnostics, ...models],
     projectDir: io.cwd,
     envPolicy,
     permissions: loadedPermissions,
     model: settings.model,
   };
+}
+
+/** The project's settings files that wait for trust, when it is not trusted. */
+function untrustedFilesOf(
+  L: Lib,
+  flags: HooksSourceFlags,
+  io: CliIO,
+  configFile: string | undefined,
+): { untrustedFiles?: readonly string[] } {
+  const trust = L.projectTrust(flags, io, configFile);
+  return trust.trusted ? {} : { untrustedFiles: trust.paths };
 }
 
 function formatted(L: Lib, cwd: string, d: Diagnostic): string {
@@ -270,7 +304,7 @@ export function hooksList(flags: HooksListFlags, io: CliIO): Promise<ExitCode> {
     const rows = handlers.map((h) => [
       h.nativeEvent === h.event ? h.event : `${h.nativeEvent} (${h.event})`,
       matcherText(L, h),
-      h.source,
+      sourceText(h),
       h.dialect,
       h.definition.type,
       L.terminalLine(commandText(L, h)),
@@ -283,6 +317,9 @@ export function hooksList(flags: HooksListFlags, io: CliIO): Promise<ExitCode> {
     return EXIT.ok;
   });
 }
+
+/** The source column: a Claude Code plugin's hooks name their plugin. */
+const sourceText = (h: ConfiguredHandler) => (h.plugin === undefined ? h.source : `plugin ${h.plugin}`);
 
 /** By event (in the events' order), then in source order: the order they run and merge in. */
 export function inRunOrder(
@@ -307,6 +344,7 @@ export function describeHandler(L: Pick<Lib, "maskSecrets" | "maskValue">, cwd: 
     ...(h.nativeEvent === h.event ? {} : { nativeEvent: h.nativeEvent }),
     matcher: h.matcher ?? null,
     source: h.source,
+    ...(h.plugin === undefined ? {} : { plugin: h.plugin }),
     file: projectRelative(cwd, h.file),
     path: h.path,
     dialect: h.dialect,

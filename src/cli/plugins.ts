@@ -2,6 +2,7 @@
 // commands, so its own imports stay light: the config, the plugin host and the runtime are
 // imported when a command runs.
 import type { Command } from "commander";
+import type { ClaudePlugin } from "../command-hooks/claude-plugins.js";
 import type { HookName } from "../hooks/catalog.js";
 import type { RegistrationInfo } from "../hooks/engine.js";
 import type { Diagnostic } from "../hooks/registry.js";
@@ -11,7 +12,7 @@ import type { Gatehouse } from "../runtime/gatehouse.js";
 import { COLOR_HELP, exitHelp, processIO, projectOptions } from "./common.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import { duration, shownPath, table } from "./format.js";
-import type { CommandIO, ProjectFlags } from "./project.js";
+import type { CommandIO, Project, ProjectFlags } from "./project.js";
 
 export interface PluginsFlags extends ProjectFlags {
   readonly json?: boolean;
@@ -119,25 +120,96 @@ export async function pluginsCommand(
     }
     const shown: Report = { plugins, diagnostics: id === undefined ? report.diagnostics : [] };
     const c = output.colorsFor(io.stdout, io.env);
+    // `list` shows the Claude Code plugins enabledPlugins names too (their hooks run as command hooks).
+    const claude = flags.detail ? [] : await claudePlugins(project, io, (f) => shownPath(io.cwd, f));
     if (flags.json) {
       const value = flags.detail
         ? shown
-        : plugins.map(({ registrations, refused, diagnostics, ...p }) => ({
-            ...p,
-            hooks: registrations.length,
-            refused: refused.length,
-            problems: diagnostics.length,
-          }));
+        : [
+            ...plugins.map(({ registrations, refused, diagnostics, ...p }) => ({
+              ...p,
+              hooks: registrations.length,
+              refused: refused.length,
+              problems: diagnostics.length,
+            })),
+            ...claude,
+          ];
       await output.writeJson(io.stdout, value);
-    } else if (plugins.length === 0) {
+    } else if (plugins.length === 0 && claude.length === 0) {
       await output.writeOut(io.stdout, "no plugins configured\n");
     } else {
-      await output.writeOut(
-        io.stdout,
-        flags.detail ? renderInspect(shown, c, output.terminalLine) : renderList(plugins, c),
-      );
+      const own =
+        plugins.length === 0
+          ? ""
+          : flags.detail
+            ? renderInspect(shown, c, output.terminalLine)
+            : renderList(plugins, c);
+      const theirs =
+        claude.length === 0
+          ? ""
+          : `${own ? "\n" : ""}${c.bold("Claude Code plugins (enabledPlugins)")}\n${renderClaude(claude, c, output.terminalLine)}`;
+      await output.writeOut(io.stdout, own + theirs);
     }
-    return plugins.some((p) => p.status === "failed") ? EXIT.usage : EXIT.ok;
+    const failed = plugins.some((p) => p.status === "failed") || claude.some((p) => p.status === "failed");
+    return failed ? EXIT.usage : EXIT.ok;
+  });
+}
+
+/** One Claude Code plugin as `plugins list` shows it. */
+export interface ClaudePluginRow {
+  readonly id: string;
+  readonly kind: "claude-code";
+  readonly status: ClaudePlugin["status"];
+  readonly enabled: boolean;
+  readonly source: string;
+  readonly version?: string;
+  /** Its handlers, as loaded. */
+  readonly hooks: number;
+  readonly mcpServers: number;
+  readonly problem?: string;
+}
+
+/** The Claude Code plugins the settings files name, read as a run reads them (trust included). */
+async function claudePlugins(
+  project: Project,
+  io: CommandIO,
+  path: (file: string) => string,
+): Promise<ClaudePluginRow[]> {
+  const { loadSources } = await import("../assembly/sources.js");
+  const { load = {} } = project.settings.commandHooks;
+  const loaded = loadSources({
+    projectDir: io.cwd,
+    commandHooks: load,
+    permissions: project.trust.trusted ? {} : { untrustedFiles: project.trust.paths },
+  });
+  return loaded.commandHooks.plugins.map((p) => ({
+    id: p.id,
+    kind: "claude-code",
+    status: p.status,
+    enabled: p.enabled,
+    source: p.source.replace(/^(\S+ )(\/.*)$/, (_, kind: string, file: string) => kind + path(file)),
+    ...(p.version === undefined ? {} : { version: p.version }),
+    hooks: loaded.commandHooks.handlers.filter((h) => h.plugin === p.id).length,
+    mcpServers: Object.keys(p.mcpServers?.servers ?? {}).length,
+    ...(p.problem === undefined ? {} : { problem: p.problem }),
+  }));
+}
+
+function renderClaude(rows: readonly ClaudePluginRow[], c: Colors, terminalLine: (s: string) => string): string {
+  const cells = rows.map((p) => [
+    terminalLine(p.id),
+    p.status,
+    String(p.hooks),
+    String(p.mcpServers),
+    terminalLine(p.problem ?? p.source),
+  ]);
+  return table([["ID", "STATUS", "HOOKS", "MCP", "SOURCE"], ...cells], (cell, row, column) => {
+    if (row === 0) return c.bold(cell);
+    const p = rows[row - 1];
+    if (column === 1)
+      return p?.status === "failed" ? c.red(cell) : p?.status === "loaded" ? c.green(cell) : c.dim(cell);
+    if (column === 4) return p?.problem ? c.red(cell) : c.dim(cell);
+    return cell;
   });
 }
 

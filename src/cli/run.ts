@@ -1,6 +1,7 @@
 import { text } from "node:stream/consumers";
 import { createGatehouse, DEFAULTS, type Gatehouse } from "../assembly/gatehouse.js";
 import { bashSandbox, type LoadedSources, loadSources, permissionPolicy } from "../assembly/sources.js";
+import { pluginMcpServers } from "../command-hooks/claude-plugins.js";
 // Not the command-hooks barrel: the dispatcher and executor load with the runtime, only when a hook is configured.
 import { type Diagnostic, formatDiagnostic } from "../command-hooks/diagnostics.js";
 import { MODEL_ENV, type ResolvedSettings } from "../config/index.js";
@@ -179,8 +180,13 @@ export async function prepareGatehouse(
     ...(maxSteps === undefined ? {} : { maxSteps }),
     ...systemPromptOf(flags, settings.runtime.systemPrompt),
   };
+  const pluginServers = pluginMcpServers(sources.commandHooks.plugins);
   return {
-    config,
+    // Enabled Claude Code plugins' MCP servers start with gatehouse.json's (whose names win).
+    config:
+      Object.keys(pluginServers).length === 0
+        ? config
+        : { ...config, mcpServers: { ...pluginServers, ...config.mcpServers } },
     ...(file === undefined ? {} : { file }),
     settings: { ...settings, runtime },
     commandHooks,

@@ -153,12 +153,12 @@ export const CLAUDE_CODE_OUTPUT_FIELDS: readonly CompatRow[] = [
 export const CLAUDE_CODE_HANDLER_TYPES: readonly CompatRow[] = [
   differs(
     "command",
-    'the environment policy removes provider keys; `async` runs synchronously; `shell: "powershell"` is refused',
+    'the environment policy removes provider keys; `async` and `asyncRewake` run in the background and are killed when the run ends; `shell: "powershell"` is refused',
   ),
   differs("http", "header variables pass the environment policy too"),
   differs(
     "prompt",
-    "the configured model answers unless `model` names a Gatehouse model spec (`provider:model`); its call is not hooked and its tokens count in the run's usage; secrets in the input are masked; `onFailure` applies",
+    "the configured model answers; `model` may be an alias (`haiku`, `sonnet`, `opus`: Claude Code's ids under an `anthropic:` model, the run's own model under any other provider; `inherit`), a model id of the run's provider, or a Gatehouse spec (`provider:model`); its call is not hooked and its tokens count in the run's usage; secrets in the input are masked; `onFailure` applies",
   ),
   differs(
     "agent",

@@ -74,6 +74,21 @@ function matchesFor(h: ConfiguredHandler, field: string, value: string | undefin
   );
 }
 
+/** Starts a background handler's run; the caller owns the signal that ends it. */
+export type BackgroundStart = (signal: AbortSignal) => Promise<HandlerOutcome>;
+
+export interface DispatchOptions extends ExecutorOptions {
+  /**
+   * Where `async` / `asyncRewake` command handlers go (Claude Code's background hooks): handed
+   * over unstarted, never waited for, their answer not merged. Without it they run like the others.
+   */
+  background?: (handler: ConfiguredHandler, start: BackgroundStart) => void;
+}
+
+/** A command handler Claude Code runs in the background. */
+export const runsInBackground = (h: ConfiguredHandler): boolean =>
+  h.definition.type === "command" && (h.definition.async === true || h.definition.asyncRewake === true);
+
 const EMPTY: MergedVerdict = Object.freeze({ runs: [] }) as MergedVerdict;
 
 /**
@@ -85,14 +100,20 @@ export async function runCommandHooks(
   matchValue: string | undefined,
   payload: Readonly<Record<string, unknown>>,
   handlers: readonly ConfiguredHandler[],
-  opts: ExecutorOptions,
+  opts: DispatchOptions,
 ): Promise<MergedVerdict> {
   const value = matchValue ?? matchValueOf(event, payload);
   // An `if` rule reads a Bash line with the shell parser; until it has loaded, every such rule matches.
   if (handlers.some((h) => h.definition.if !== undefined)) await loadShellParser();
-  const selected = selectHandlers(event, value, payload, handlers, opts.projectDir);
+  let selected = selectHandlers(event, value, payload, handlers, opts.projectDir);
+  const { background, ...executor } = opts;
+  if (background) {
+    for (const h of selected.filter(runsInBackground))
+      background(h, (signal) => runCommandHandler(h, payload, { ...executor, signal }));
+    selected = selected.filter((h) => !runsInBackground(h));
+  }
   if (selected.length === 0) return { ...EMPTY, runs: [] };
-  const outcomes = await Promise.all(selected.map((h) => runCommandHandler(h, payload, opts)));
+  const outcomes = await Promise.all(selected.map((h) => runCommandHandler(h, payload, executor)));
   return mergeVerdicts(selected.map((handler, i) => ({ handler, outcome: outcomes[i] as HandlerOutcome })));
 }
 

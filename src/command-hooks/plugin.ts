@@ -4,11 +4,11 @@ import { REVISION_LIMITS } from "../hooks/revisions.js";
 import type { RunContext } from "../hooks/run-context.js";
 import type { PluginDefinition, PluginLogger } from "../plugins/define.js";
 import type { StoreView } from "../store/types.js";
-import { type MergedVerdict, runCommandHooks } from "./dispatch.js";
+import { type BackgroundStart, type MergedVerdict, runCommandHooks, runsInBackground } from "./dispatch.js";
 import { hookEnv } from "./env.js";
 import { createEnvFile } from "./env-file.js";
 import { type CommandHookEvent, notificationTypeOf } from "./events.js";
-import { commandLineOf, type McpToolCaller } from "./executor.js";
+import { commandLineOf, type HandlerOutcome, type McpToolCaller } from "./executor.js";
 import { buildPayload, type EventInputs, type PermissionMode } from "./payload.js";
 import type { AgentEvaluator, PromptEvaluator, UsageSink } from "./prompt-handler.js";
 import { reportRuns } from "./report.js";
@@ -73,6 +73,66 @@ export function createCommandHooksPlugin(
   const secrets = envMasker([process.env, options.env ?? {}], options.envPolicy);
   // The plugin's own (sanitized) logger, handed over at setup.
   let log: PluginLogger | undefined;
+  // Claude Code's background hooks (`async`, `asyncRewake`), per run: the ones still running, and
+  // what finished ones said, for the model's next call in the run (else the session's next run).
+  const hasBackground = handlers.some(runsInBackground);
+  const backgroundJobs = new Map<string, Set<{ controller: AbortController; done: Promise<void> }>>();
+  const backgroundText = new Map<string, string[]>();
+
+  function startBackground(
+    handler: ConfiguredHandler,
+    start: BackgroundStart,
+    event: CommandHookEvent,
+    ctx: Pick<RunContext, "sessionId" | "runId">,
+  ): void {
+    const controller = new AbortController();
+    const jobs = backgroundJobs.get(ctx.runId) ?? new Set();
+    backgroundJobs.set(ctx.runId, jobs);
+    const job = {
+      controller,
+      done: start(controller.signal)
+        .then(async (outcome) => {
+          jobs.delete(job);
+          // Outside any run (SessionEnd), nothing waits for the set.
+          if (ctx.runId === "" && jobs.size === 0) backgroundJobs.delete("");
+          if (outcome.aborted) return;
+          // What a background hook says is for the model only: its systemMessage is not shown to the user.
+          const { systemMessage: _shown, feedback: _feedback, ...verdict } = outcome.verdict;
+          if (log) reportRuns(log, event, [{ handler, outcome: { ...outcome, verdict } }]);
+          log?.debug(`${event} background hook (${handler.source}, ${handler.path}) finished`);
+          const text = backgroundAnswer(handler, outcome);
+          if (text === undefined) return;
+          if (backgroundJobs.has(ctx.runId) && ctx.runId !== "") {
+            backgroundText.set(ctx.runId, [...(backgroundText.get(ctx.runId) ?? []), text]);
+          } else if (ctx.sessionId) {
+            await options.store().queueInjection({ sessionId: ctx.sessionId, text, placement: "append" });
+          }
+        })
+        .catch((error: unknown) =>
+          log?.warn(`${event} background hook (${handler.source}, ${handler.path}): ${error}`),
+        ),
+    };
+    jobs.add(job);
+  }
+
+  /** A run's end kills its background hooks (Claude Code's `-p` teardown); what they said goes to the session's next run. */
+  async function endBackground(ctx: Pick<RunContext, "sessionId" | "runId">): Promise<void> {
+    const jobs = backgroundJobs.get(ctx.runId);
+    backgroundJobs.delete(ctx.runId);
+    for (const job of jobs ?? []) job.controller.abort();
+    await Promise.all([...(jobs ?? [])].map((j) => j.done));
+    const said = backgroundText.get(ctx.runId);
+    backgroundText.delete(ctx.runId);
+    if (said && ctx.sessionId)
+      await options.store().queueInjection({ sessionId: ctx.sessionId, text: said.join("\n\n"), placement: "append" });
+  }
+
+  /** What finished background hooks of the run said since the last call, for the model's next call. */
+  function takeBackgroundText(runId: string): string | undefined {
+    const said = backgroundText.get(runId);
+    backgroundText.delete(runId);
+    return said?.join("\n\n");
+  }
 
   async function fire<E extends CommandHookEvent>(
     event: E,
@@ -110,6 +170,7 @@ export function createCommandHooksPlugin(
       onModelUsage: options.runUsage?.(ctx.runId),
       ...(options.callMcpTool ? { callMcpTool: options.callMcpTool } : {}),
       secrets,
+      ...(hasBackground ? { background: (h, start) => startBackground(h, start, event, ctx) } : {}),
     });
     if (log) reportRuns(log, event, merged.runs);
     return merged;
@@ -322,7 +383,7 @@ export function createCommandHooksPlugin(
           },
           opts("PostToolUse"),
         );
-      if (any("PostToolBatch"))
+      if (any("PostToolBatch") || hasBackground)
         api.on(
           "after_tool_batch",
           async (e, ctx) => {
@@ -334,12 +395,13 @@ export function createCommandHooksPlugin(
               toolResponse: c.modelText,
             }));
             const v = await fire("PostToolBatch", ctx, { toolCalls }, ctx.signal);
-            if (!v) return undefined;
+            const context = [v?.additionalContext, takeBackgroundText(ctx.runId)].filter(Boolean).join("\n\n");
+            if (!v) return context ? { additionalContext: context } : undefined;
             // Claude Code: a block or `continue: false` stops the agent loop; the reason is the user's.
             const stops = v.decision === "block" || v.continue === false;
             const message = v.decision === "block" ? v.reason : v.stopReason;
             return {
-              ...(v.additionalContext ? { additionalContext: v.additionalContext } : {}),
+              ...(context ? { additionalContext: context } : {}),
               ...(stops ? { stopRun: message === undefined ? {} : { message } } : {}),
             };
           },
@@ -379,10 +441,11 @@ export function createCommandHooksPlugin(
           },
           opts("Stop"),
         );
-      if (any("UserPromptSubmit", "Stop", "SubagentStop", "PreToolUse", "StopFailure"))
+      if (any("UserPromptSubmit", "Stop", "SubagentStop", "PreToolUse", "StopFailure") || hasBackground)
         api.on(
           "agent_end",
           async (e, ctx) => {
+            await endBackground(ctx);
             // A turn of the main agent that ended in an error: Claude Code's StopFailure (its answer is ignored).
             if (e.outcome === "failed" && ctx.depth === 0 && configured.has("StopFailure"))
               await fire(
@@ -456,8 +519,29 @@ export function createCommandHooksPlugin(
     },
   };
 
-  const runs = () => new Set([...promptContext.keys(), ...toolContext.keys(), ...stopBlocks.keys()]).size;
+  const runs = () =>
+    new Set([
+      ...promptContext.keys(),
+      ...toolContext.keys(),
+      ...stopBlocks.keys(),
+      ...backgroundJobs.keys(),
+      ...backgroundText.keys(),
+    ]).size;
   return Object.assign(plugin, { runsHeld: runs });
+}
+
+/**
+ * What a finished background hook tells the model (hooks.md, "Run hooks in the background"): its
+ * JSON `additionalContext` and `systemMessage`; an `asyncRewake` hook that exits 2, its stderr (or
+ * stdout). Decisions are ignored: the action they would decide already happened.
+ */
+function backgroundAnswer(handler: ConfiguredHandler, outcome: HandlerOutcome): string | undefined {
+  const def = handler.definition;
+  if (def.type === "command" && def.asyncRewake && outcome.exitCode === 2)
+    return outcome.stderr.trim() || outcome.stdout.trim() || undefined;
+  const { additionalContext, systemMessage } = outcome.verdict;
+  const text = [additionalContext, systemMessage].filter(Boolean).join("\n\n");
+  return text === "" ? undefined : text;
 }
 
 /** Claude Code's StopFailure `error` for a run's failure: from its kind and status, else from its text. */

@@ -12,6 +12,7 @@ export const SOURCE_NAMES = [
   "user",
   "project",
   "local",
+  "plugin",
   "config",
   "cli",
   "code-puppy",

@@ -4,6 +4,7 @@ import type { EnvPolicy } from "../core/env-policy.js";
 import { jsonErrorText, locateJsonPath, parseJsonText } from "../core/json.js";
 import { type CompiledMatcher, compileMatcher, matcherSurprise } from "../hooks/matcher.js";
 import { managedSettingsFiles } from "../permissions/managed.js";
+import { type ClaudePlugin, readClaudePlugins } from "./claude-plugins.js";
 import { readCodexToml, tomlPosition } from "./codex-toml.js";
 import { type Diagnostic, joinPath, pathKeys, readSettingsText } from "./diagnostics.js";
 import { DIALECT_SPECS, type Dialect, isForeign, timeoutMsFor } from "./dialects.js";
@@ -43,6 +44,8 @@ export interface ConfiguredHandler {
    * ~/.cursor, so their relative paths (`./hooks/x.sh`) mean what they mean there.
    */
   readonly runDir?: string;
+  /** The Claude Code plugin (`<plugin>@<marketplace>`) that brought it. */
+  readonly plugin?: string;
 }
 
 export interface LoadCommandHookSourcesOptions {
@@ -78,6 +81,13 @@ export interface LoadCommandHookSourcesOptions {
    * macOS, with the `managed-settings.d/*.json` beside it); null reads none.
    */
   managedSettings?: string | null;
+  /**
+   * Project settings files not trusted (docs/trust.md): their `enabledPlugins` and
+   * `extraKnownMarketplaces` wait for trust.
+   */
+  untrustedFiles?: readonly string[];
+  /** Install enabled plugins with an `npm` source that are not cached yet (default true). */
+  installPlugins?: boolean;
 }
 
 export interface LoadedCommandHooks {
@@ -87,6 +97,8 @@ export interface LoadedCommandHooks {
   readonly disabled: boolean;
   /** Managed settings' `allowManagedHooksOnly`: only managed handlers were kept. */
   readonly managedOnly: boolean;
+  /** Every Claude Code plugin `enabledPlugins` names, enabled or not. */
+  readonly plugins: readonly ClaudePlugin[];
 }
 
 interface RawSource {
@@ -98,6 +110,8 @@ interface RawSource {
   hooksAt: "hooks" | "root-or-hooks";
   /** The dialect the file is written in, when the source fixes it (other agent CLIs' files). */
   dialect?: Dialect;
+  /** The Claude Code plugin whose hooks these are, and the variables its processes get. */
+  plugin?: { readonly id: string; readonly env: Readonly<Record<string, string>> };
 }
 
 /**
@@ -108,7 +122,11 @@ interface RawSource {
 export function loadCommandHookSources(opts: LoadCommandHookSourcesOptions): LoadedCommandHooks {
   const diagnostics: Diagnostic[] = [];
   const managed = readManagedSources(opts, diagnostics);
-  const others = readSources(opts, diagnostics);
+  const settings = readSources(opts, diagnostics);
+  const plugins = pluginsOf(opts, [...settings, ...managed], diagnostics);
+  // Plugins' hooks run after the settings files' (user, project, local), before gatehouse.json's.
+  const local = settings.findIndex((s) => s.name === "local") + 1;
+  const others = [...settings.slice(0, local), ...pluginSources(plugins), ...settings.slice(local)];
   const managedFlag = (key: string) => managed.some((m) => isObject(m.root) && m.root[key] === true);
   for (const src of others)
     if (isObject(src.root) && "allowManagedHooksOnly" in src.root)
@@ -140,7 +158,45 @@ export function loadCommandHookSources(opts: LoadCommandHookSourcesOptions): Loa
   }
   const budgeted = withSessionEndBudget(handlers, opts.env ?? process.env, diagnostics);
   const disabled = managedDisabled || (othersDisabled && budgeted.length === 0);
-  return { handlers: budgeted, diagnostics: withPositions(diagnostics), disabled, managedOnly };
+  return { handlers: budgeted, diagnostics: withPositions(diagnostics), disabled, managedOnly, plugins };
+}
+
+/** The plugins the Claude Code settings files (not other agents' files) enable. */
+function pluginsOf(
+  opts: LoadCommandHookSourcesOptions,
+  sources: RawSource[],
+  diagnostics: Diagnostic[],
+): ClaudePlugin[] {
+  const untrusted = new Set(opts.untrustedFiles ?? []);
+  return readClaudePlugins(
+    {
+      sources: sources
+        .filter((s) => ["user", "project", "local", "cli", "managed"].includes(s.name))
+        .map((s) => ({ file: s.file, root: s.root, untrusted: untrusted.has(s.file) })),
+      homeDir: opts.homeDir,
+      projectDir: opts.projectDir,
+      env: opts.env ?? process.env,
+      ...(opts.installPlugins === undefined ? {} : { install: opts.installPlugins }),
+    },
+    (d) => diagnostics.push(d),
+  );
+}
+
+/** Each loaded plugin's hooks as a source of its own. */
+function pluginSources(plugins: readonly ClaudePlugin[]): RawSource[] {
+  return plugins.flatMap((p): RawSource[] =>
+    p.status === "loaded" && p.hooks
+      ? [
+          {
+            name: "plugin",
+            file: p.hooks.file,
+            root: { hooks: p.hooks.block },
+            hooksAt: "hooks",
+            plugin: { id: p.id, env: p.env ?? {} },
+          },
+        ]
+      : [],
+  );
 }
 
 /**
@@ -500,7 +556,7 @@ function loadGroup(
     if (native?.skip?.(raw)) return;
     const path = native?.flat ? groupPath : joinPath(hooksPath, hi);
     const runDir = src.name === "cursor-user" ? join(opts.homeDir, ".cursor") : undefined;
-    const definition = validateHandler(raw, {
+    let definition = validateHandler(raw, {
       path,
       dialect,
       event,
@@ -513,8 +569,11 @@ function loadGroup(
       diag,
     });
     if (definition === undefined) return;
+    // A plugin's command hooks get CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA, as in Claude Code.
+    if (src.plugin && definition.type === "command")
+      definition = { ...definition, env: { ...src.plugin.env, ...definition.env } } as typeof definition;
     out.push({
-      id: `${src.name}:${path}`,
+      id: src.plugin ? `plugin:${src.plugin.id}:${path}` : `${src.name}:${path}`,
       source: src.name,
       file: src.file,
       path,
@@ -530,6 +589,7 @@ function loadGroup(
       onFailure: definition.onFailure ?? opts.onFailure ?? "continue",
       dedupKey: dedupKey(definition, dialect, native?.nativeEvent),
       ...(runDir === undefined ? {} : { runDir }),
+      ...(src.plugin ? { plugin: src.plugin.id } : {}),
     });
   });
   return out;

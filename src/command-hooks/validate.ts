@@ -150,13 +150,6 @@ function checkSemantics(def: HandlerDefinition, c: HandlerContext): HandlerDefin
       diag("error", joinPath(path, "shell"), "PowerShell hooks are not supported; this handler never runs");
       return undefined;
     }
-    if (def.async || def.asyncRewake) {
-      diag(
-        "warning",
-        joinPath(path, def.async ? "async" : "asyncRewake"),
-        "async hooks run synchronously in Gatehouse",
-      );
-    }
     if (c.checkPrograms !== false) {
       const problem = programProblem(
         def.command,

@@ -50,7 +50,8 @@ const SANDBOX_TIGHTENING: Readonly<Record<string, unknown>> = {
  * A Claude Code settings file (`.claude/settings.json`, a tracked `.claude/settings.local.json`)
  * of a project not trusted: without `permissions.allow`, `permissions.additionalDirectories`, a
  * `permissions.defaultMode` that loosens (acceptEdits, bypassPermissions), and the `sandbox`
- * keys that loosen. Deny and ask rules, hooks and everything else stay.
+ * keys that loosen, and `enabledPlugins` and `extraKnownMarketplaces`. Deny and ask rules, hooks
+ * and everything else stay.
  */
 export function untrustedProjectSettings(settings: unknown): TrustGated<unknown> {
   if (!isObject(settings)) return { settings, held: [] };
@@ -61,6 +62,12 @@ export function untrustedProjectSettings(settings: unknown): TrustGated<unknown>
   else if (settings.sandbox !== undefined) {
     held.push(heldSetting("sandbox", settings.sandbox));
     delete out.sandbox;
+  }
+  // Claude Code plugins run their hooks and MCP servers: enabled (or disabled, a guard of the user's included) only once trusted.
+  for (const key of ["enabledPlugins", "extraKnownMarketplaces"]) {
+    if (settings[key] === undefined) continue;
+    held.push({ ...heldSetting(key, settings[key]), value: names(settings[key]) });
+    delete out[key];
   }
   return { settings: out, held };
 }

@@ -1,5 +1,6 @@
 import type { LanguageModelV3, LanguageModelV3FunctionTool, LanguageModelV3Prompt } from "@ai-sdk/provider";
 import { messageText, type ToolResultPart } from "../core/message.js";
+import { hookModelSpec } from "../models/aliases.js";
 import { type CollectedResponse, type CollectedToolCall, collectStream, type ModelUsage } from "../models/collect.js";
 import { type PromptMessage, toModelPrompt } from "../models/prompt.js";
 import { toModelTools } from "../models/tools.js";
@@ -141,8 +142,11 @@ async function readOnlyCall(
   }
 }
 
-async function hookModel(models: ModelResolver, spec: string | undefined): Promise<LanguageModelV3> {
-  return (await models.resolve(spec === undefined ? undefined : { modelOverride: spec })).model;
+/** The hook's model: Claude Code's aliases resolve against the provider of the run's model (src/models/aliases.ts). */
+async function hookModel(models: ModelResolver, name: string | undefined): Promise<LanguageModelV3> {
+  const run = await models.resolve();
+  const spec = hookModelSpec(name, run.provider);
+  return spec === undefined ? run.model : (await models.resolve({ modelOverride: spec })).model;
 }
 
 const userMessage = (text: string): PromptMessage => ({ role: "user", parts: [{ type: "text", text }] });

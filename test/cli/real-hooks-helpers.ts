@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { npmInstallArgs } from "../../src/command-hooks/claude-plugins.js";
 
 /** This repository's node_modules, where the packages are installed as devDependencies. */
 export const MODULES = fileURLToPath(new URL("../../node_modules/", import.meta.url));
@@ -20,6 +21,11 @@ export const ON_DEMAND = {
   "@code-yeongyu/comment-checker": "0.8.0",
   "@happycastle/oh-my-openclaw": "0.21.3",
   "@mem0/openclaw-mem0": "1.0.16",
+  // Claude Code plugins (a marketplace at the package root) and hook packages of issue 29.
+  "ecc-universal": "2.0.0",
+  "selfish-pipeline": "1.3.0",
+  "tdd-guard": "1.7.0",
+  "gh-setup-hooks": "2.1.0",
 } as const;
 const CACHE = join(MODULES, ".cache", "gatehouse-test-hooks");
 
@@ -29,43 +35,32 @@ const CACHE = join(MODULES, ".cache", "gatehouse-test-hooks");
  * never see half an install; scripts off, as the package's own installer is not what the tests
  * exercise. npm uses its cache, so only the first run on a machine downloads.
  */
+export async function onDemandBin(name: keyof typeof ON_DEMAND): Promise<string> {
+  return join(await onDemandPackage(name), "..", ...(name.includes("/") ? [".."] : []), ".bin/");
+}
+
+/** The folder of `name@version` installed in the test cache (see onDemandBin). */
 export async function onDemandPackage(name: keyof typeof ON_DEMAND): Promise<string> {
   const version = ON_DEMAND[name];
   const home = join(CACHE, `${name.replace("/", "+")}@${version}`);
-  const installed = join(home, "node_modules", name, "package.json");
-  if (existsSync(installed)) return home;
+  const folder = join(home, "node_modules", ...name.split("/"));
+  if (existsSync(folder)) return folder;
   await mkdir(CACHE, { recursive: true });
   const staging = await mkdtemp(join(CACHE, ".staging-"));
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
   try {
-    await promisify(execFile)(
-      "npm",
-      [
-        "install",
-        "--prefix",
-        staging,
-        "--ignore-scripts",
-        "--no-audit",
-        "--no-fund",
-        "--no-save",
-        "--loglevel=error",
-        `${name}@${version}`,
-      ],
-      { env, maxBuffer: 10 * 1024 * 1024 },
-    );
+    await promisify(execFile)("npm", npmInstallArgs(staging, `${name}@${version}`), {
+      env,
+      maxBuffer: 10 * 1024 * 1024,
+    });
     await rename(staging, home).catch((error: NodeJS.ErrnoException) => {
       // Another test file finished first: its install is the same package.
-      if (!existsSync(installed)) throw error;
+      if (!existsSync(folder)) throw error;
     });
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
-  return home;
-}
-
-/** The bin folder of an on-demand package. */
-export async function onDemandBin(name: keyof typeof ON_DEMAND): Promise<string> {
-  return join(await onDemandPackage(name), "node_modules", ".bin/");
+  return folder;
 }
 
 /** One tool call, then a reply that repeats what the model read back from it. */
@@ -109,3 +104,9 @@ export const qolDecisions = (cwd: string) =>
     .split("\n")
     .filter(Boolean)
     .map((l) => (JSON.parse(l) as { decision: string }).decision);
+
+/** The folder an on-demand package is installed under (its `node_modules` holds the package): a project that uses it. */
+export async function onDemandHome(name: keyof typeof ON_DEMAND): Promise<string> {
+  const folder = await onDemandPackage(name);
+  return join(folder, "..", ...(name.includes("/") ? [".."] : []), "..");
+}

@@ -244,6 +244,6 @@ describe("command-hook sources", () => {
     const d = setup();
     write(join(d.project, ".claude/settings.json"), { permissions: { allow: ["Bash(ls)"] }, model: "x" });
     const r = loadCommandHookSources(base(d));
-    assert.deepEqual(r, { handlers: [], diagnostics: [], disabled: false, managedOnly: false });
+    assert.deepEqual(r, { handlers: [], diagnostics: [], disabled: false, managedOnly: false, plugins: [] });
   });
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
-import { onDemandPackage } from "../cli/real-hooks-helpers.js";
+import { onDemandHome } from "../cli/real-hooks-helpers.js";
 import { testGatehouse } from "../runtime/helpers.js";
 
 /**
@@ -18,7 +18,7 @@ const ok = { runs: [{ turns: [{ text: "echo: {{prompt}}" }] }] };
 describe("@happycastle/oh-my-openclaw from npm", { timeout: 600_000 }, () => {
   let cwd: string;
   before(async () => {
-    cwd = await onDemandPackage("@happycastle/oh-my-openclaw");
+    cwd = await onDemandHome("@happycastle/oh-my-openclaw");
   });
   const entry = { package: "@happycastle/oh-my-openclaw", hooks: { allowPromptInjection: true } };
 
@@ -90,7 +90,7 @@ describe("@mem0/openclaw-mem0 from npm", { timeout: 600_000 }, () => {
     // The plugin and the mem0 SDK report usage to PostHog unless told not to; a test sends nothing anywhere.
     (globalThis as Obj).__mem0_telemetry_override = "false";
     process.env.MEM0_TELEMETRY = "false";
-    cwd = await onDemandPackage("@mem0/openclaw-mem0");
+    cwd = await onDemandHome("@mem0/openclaw-mem0");
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
