@@ -15,7 +15,7 @@ export interface PayloadBase {
   transcriptPath: string;
   cwd: string;
   permissionMode?: PermissionMode;
-  /** gatehouse.json's `model.reasoningEffort`: Claude Code's `effort: { level }`, sent on the tool events. */
+  /** The model's effort level (gatehouse.json's `model.reasoningEffort`, else the provider's default): Claude Code's `effort: { level }`. */
   effort?: string;
   runId: string;
   /** 0 for a top-level run. */
@@ -108,6 +108,8 @@ const BUILDERS: { [E in CommandHookEvent]: Builder<E> } = {
     defined({ error: i.error, error_details: i.errorDetails, last_assistant_message: i.lastAssistantMessage }),
 };
 
+const EFFORT_EVENTS: ReadonlySet<CommandHookEvent> = new Set(["PostToolBatch", "Stop", "SubagentStop"]);
+
 export function buildPayload<E extends CommandHookEvent>(
   event: E,
   base: PayloadBase,
@@ -124,8 +126,8 @@ export function buildPayload<E extends CommandHookEvent>(
     prompt_id: base.runId,
     depth: base.depth,
   };
-  // Claude Code sends `effort` only where a tool is in play.
-  if (base.effort !== undefined && (EVENT_SPECS[event].toolEvent || event === "PostToolBatch"))
+  // Claude Code sends `effort` where a tool is in play and when the agent stops.
+  if (base.effort !== undefined && (EVENT_SPECS[event].toolEvent || EFFORT_EVENTS.has(event)))
     common.effort = { level: base.effort };
   if (base.agent) {
     common.agent_id = base.agent.id;
