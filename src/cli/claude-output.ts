@@ -61,6 +61,7 @@ function usageOf(result: RunResult): Record<string, unknown> {
  */
 export function resultMessage(
   result: RunResult,
+  stopReason: string | null,
   model: string,
   denials: readonly ClaudeDenial[],
   endLine: string | undefined,
@@ -78,7 +79,7 @@ export function resultMessage(
     duration_api_ms: Math.round(result.durationMs),
     num_turns: result.steps,
     result: result.reply ?? "",
-    stop_reason: result.outcome === "completed" ? "end_turn" : null,
+    stop_reason: stopReason,
     session_id: result.sessionId,
     total_cost_usd: 0,
     usage,
@@ -154,7 +155,7 @@ export class ClaudeOutput {
     if (this.stream) this.#enqueue(() => this.#flush(messages));
     await this.#pending;
     const denials = this.#denials(result, messages);
-    await writeJson(this.stdout, resultMessage(result, this.describe.model, denials, endLine));
+    await writeJson(this.stdout, resultMessage(result, stopReasonOf(messages), this.describe.model, denials, endLine));
   }
 
   #enqueue(step: () => Promise<void>): void {
@@ -239,4 +240,11 @@ export class ClaudeOutput {
 function toolUseResult(message: Message): unknown {
   const part = message.parts.find((p) => p.type === "tool_result");
   return part?.type === "tool_result" ? part.output : undefined;
+}
+
+/** Why the model's last answer ended, as Claude Code reports it: it called tools, or it was done; null without one. */
+function stopReasonOf(messages: readonly Message[]): string | null {
+  const last = messages.findLast((m) => m.role === "assistant");
+  if (last === undefined) return null;
+  return last.parts.some((p) => p.type === "tool_call") ? "tool_use" : "end_turn";
 }
