@@ -111,6 +111,7 @@ const MERGE_RULES: Readonly<Record<string, FieldRule>> = {
   feedback: { rule: "concat" },
   updatedInput: { rule: "chain" },
   updatedToolOutput: { rule: "chain" },
+  sessionTitle: { rule: "chain" },
   stop: { rule: "latch" },
   stopReason: { rule: "first" },
 };
@@ -118,8 +119,16 @@ const MERGE_RULES: Readonly<Record<string, FieldRule>> = {
 export function mergeVerdicts(runs: HandlerRun[]): MergedVerdict {
   const merger = new Merger(MERGE_RULES);
   for (const { outcome } of runs) {
-    const { decision, additionalContext, systemMessage, feedback, updatedInput, updatedToolOutput, stopReason } =
-      outcome.verdict;
+    const {
+      decision,
+      additionalContext,
+      systemMessage,
+      feedback,
+      updatedInput,
+      updatedToolOutput,
+      sessionTitle,
+      stopReason,
+    } = outcome.verdict;
     const stops = outcome.verdict.continue === false;
     merger.apply({
       decision,
@@ -128,13 +137,21 @@ export function mergeVerdicts(runs: HandlerRun[]): MergedVerdict {
       feedback,
       updatedInput,
       updatedToolOutput,
+      sessionTitle,
       ...(stops ? { stop: true, stopReason } : {}),
     });
   }
   const merged = merger.merged as Partial<NormalizedVerdict> & { stop?: true };
   const m: MergedVerdict = { runs };
-  for (const key of ["additionalContext", "systemMessage", "feedback", "updatedInput", "updatedToolOutput"] as const)
-    if (merged[key] !== undefined) Object.assign(m, { [key]: merged[key] });
+  const kept = [
+    "additionalContext",
+    "systemMessage",
+    "feedback",
+    "updatedInput",
+    "updatedToolOutput",
+    "sessionTitle",
+  ] as const;
+  for (const key of kept) if (merged[key] !== undefined) Object.assign(m, { [key]: merged[key] });
   if (merged.decision !== undefined) {
     // The reason is the deciding handler's: the first in source order with the winning decision.
     const decided = runs.find((r) => r.outcome.verdict.decision === merged.decision) as HandlerRun;

@@ -39,9 +39,10 @@ interface StopInput {
 }
 
 export interface EventInputs {
-  SessionStart: { source: "startup" | "resume" | "clear" | "compact"; model?: string };
+  /** `sessionTitle`: the session's title, when it has one (Claude Code's `session_title`). */
+  SessionStart: { source: "startup" | "resume" | "clear" | "compact"; model?: string; sessionTitle?: string };
   SessionEnd: { reason: "clear" | "logout" | "prompt_input_exit" | "other" };
-  UserPromptSubmit: { prompt: string };
+  UserPromptSubmit: { prompt: string; sessionTitle?: string };
   PreToolUse: ToolCall;
   PermissionRequest: Omit<ToolCall, "toolUseId"> & { permissionSuggestions?: unknown[] };
   PermissionDenied: ToolCall & { reason: string };
@@ -81,9 +82,9 @@ const defined = (o: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Record<string, unknown>;
 
 const BUILDERS: { [E in CommandHookEvent]: Builder<E> } = {
-  SessionStart: (i) => defined({ source: i.source, model: i.model }),
+  SessionStart: (i) => defined({ source: i.source, model: i.model, session_title: i.sessionTitle }),
   SessionEnd: (i) => ({ reason: i.reason }),
-  UserPromptSubmit: (i) => ({ prompt: i.prompt }),
+  UserPromptSubmit: (i) => defined({ prompt: i.prompt, session_title: i.sessionTitle }),
   PreToolUse: tool,
   PermissionRequest: (i) =>
     defined({ tool_name: i.toolName, tool_input: i.toolInput, permission_suggestions: i.permissionSuggestions }),
