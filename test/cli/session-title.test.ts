@@ -7,9 +7,18 @@ import { describe, test } from "node:test";
 import { gatehouse, tempProjects } from "./helpers.js";
 
 const SCRIPT = { runs: [{ turns: [{ text: "done" }] }] };
-const title = (event: string, text: string) =>
+const titleHook = (event: string, text: string) =>
   `echo '{"hookSpecificOutput":{"hookEventName":"${event}","sessionTitle":"${text}"}}'`;
 const record = `cat > "$CLAUDE_PROJECT_DIR/prompt.json"`;
+/** The hooks, run once on session `id`; what UserPromptSubmit read, and the session's title after. */
+async function runWith(cwd: string, id: string) {
+  const r = await gatehouse(["run", "-p", "go", "--session", id], { cwd });
+  assert.equal(r.code, 0, r.stderr);
+  const payload = JSON.parse(await readFile(join(cwd, "prompt.json"), "utf8")) as Record<string, unknown>;
+  const listed = await gatehouse(["sessions", "list", "--json"], { cwd });
+  const sessions = JSON.parse(listed.stdout) as { id: string; title: string | null }[];
+  return { payload, title: sessions.find((s) => s.id === id)?.title };
+}
 
 describe("sessionTitle from hooks", { concurrency: 2 }, () => {
   const fresh = tempProjects();
@@ -20,18 +29,14 @@ describe("sessionTitle from hooks", { concurrency: 2 }, () => {
       "gatehouse.json": { model: "scripted:s.json" },
       ".claude/settings.json": {
         hooks: {
-          SessionStart: [{ hooks: [{ type: "command", command: title("SessionStart", "auth-refactor") }] }],
+          SessionStart: [{ hooks: [{ type: "command", command: titleHook("SessionStart", "auth-refactor") }] }],
           UserPromptSubmit: [{ hooks: [{ type: "command", command: record }] }],
         },
       },
     });
-    const r = await gatehouse(["run", "-p", "go", "--session", "s-title"], { cwd });
-    assert.equal(r.code, 0, r.stderr);
-    const payload = JSON.parse(await readFile(join(cwd, "prompt.json"), "utf8")) as { session_title?: string };
+    const { payload, title } = await runWith(cwd, "s-title");
     assert.equal(payload.session_title, "auth-refactor");
-    const listed = await gatehouse(["sessions", "list", "--json"], { cwd });
-    const sessions = JSON.parse(listed.stdout) as { id: string; title: string | null }[];
-    assert.equal(sessions.find((s) => s.id === "s-title")?.title, "auth-refactor");
+    assert.equal(title, "auth-refactor");
   });
 
   test("without a title no session_title is sent; a UserPromptSubmit sessionTitle names the session", async () => {
@@ -42,17 +47,13 @@ describe("sessionTitle from hooks", { concurrency: 2 }, () => {
         hooks: {
           UserPromptSubmit: [
             { hooks: [{ type: "command", command: record }] },
-            { hooks: [{ type: "command", command: title("UserPromptSubmit", "from-prompt") }] },
+            { hooks: [{ type: "command", command: titleHook("UserPromptSubmit", "from-prompt") }] },
           ],
         },
       },
     });
-    const r = await gatehouse(["run", "-p", "go", "--session", "s-prompt"], { cwd });
-    assert.equal(r.code, 0, r.stderr);
-    const payload = JSON.parse(await readFile(join(cwd, "prompt.json"), "utf8")) as Record<string, unknown>;
+    const { payload, title } = await runWith(cwd, "s-prompt");
     assert.equal("session_title" in payload, false);
-    const listed = await gatehouse(["sessions", "list", "--json"], { cwd });
-    const sessions = JSON.parse(listed.stdout) as { id: string; title: string | null }[];
-    assert.equal(sessions.find((s) => s.id === "s-prompt")?.title, "from-prompt");
+    assert.equal(title, "from-prompt");
   });
 });
