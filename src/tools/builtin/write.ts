@@ -16,6 +16,8 @@ export interface WriteOutput {
   readonly filePath: string;
   readonly content: string;
   readonly originalFile: string | null;
+  /** Claude Code's: whether the user changed the content before it was written (never, here). */
+  readonly userModified: false;
 }
 
 export function createWriteTool(): Tool<WriteInput, WriteOutput> {
@@ -40,6 +42,7 @@ export function createWriteTool(): Tool<WriteInput, WriteOutput> {
           filePath: file,
           content: input.content,
           originalFile,
+          userModified: false,
         };
       } catch (err) {
         throw asToolError(err, file);
@@ -47,7 +50,7 @@ export function createWriteTool(): Tool<WriteInput, WriteOutput> {
     },
     toModelOutput: (output) =>
       output.type === "create"
-        ? `File created successfully at: ${output.filePath}`
+        ? `File created successfully at: ${output.filePath} (file state is current in your context — no need to Read it back)`
         : `The file ${output.filePath} has been updated.`,
   };
 }
