@@ -17,6 +17,7 @@ describe("Write", () => {
       type: "create",
       filePath: file,
       content: "hello\n",
+      structuredPatch: [],
       originalFile: null,
       userModified: false,
     });

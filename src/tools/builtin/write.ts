@@ -16,6 +16,8 @@ export interface WriteOutput {
   readonly filePath: string;
   readonly content: string;
   readonly originalFile: string | null;
+  /** Claude Code's diff hunks; a created file has none (an update's are not computed here). */
+  readonly structuredPatch?: readonly [];
   /** Claude Code's: whether the user changed the content before it was written (never, here). */
   readonly userModified: false;
 }
@@ -41,6 +43,7 @@ export function createWriteTool(): Tool<WriteInput, WriteOutput> {
           type: originalFile === null ? "create" : "update",
           filePath: file,
           content: input.content,
+          ...(originalFile === null ? { structuredPatch: [] as const } : {}),
           originalFile,
           userModified: false,
         };
