@@ -130,7 +130,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
         ...(options.env ? { env: options.env } : {}),
         envPolicy,
         permissionMode: policy.mode,
-        ...(options.config?.model?.reasoningEffort ? { effort: options.config.model.reasoningEffort } : {}),
+        ...effortLevel(options.model, options.config?.model?.reasoningEffort),
         onSessionEnv: host.onSessionEnv,
         evaluatePrompt: host.evaluatePrompt,
         evaluateAgent: host.evaluateAgent,
@@ -140,6 +140,18 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
       return [{ plugin, trusted: true } satisfies PluginSpec];
     },
   });
+}
+
+/**
+ * The effort level the model runs at, as hooks read it (Claude Code's `effort.level`): the
+ * configured one as the provider gets it (Anthropic has no `minimal`: it gets `low`), else the
+ * provider's own default where it has an effort setting (Anthropic's is `high`).
+ */
+function effortLevel(model: GatehouseOptions["model"], configured: string | undefined): { effort?: string } {
+  const provider = typeof model === "string" ? model.split(":")[0] : model.provider.split(".")[0];
+  if (configured !== undefined)
+    return { effort: provider === "anthropic" && configured === "minimal" ? "low" : configured };
+  return provider === "anthropic" ? { effort: "high" } : {};
 }
 
 function codeRules(given: PermissionOptions | undefined): { behavior: PermissionBehavior; rule: string }[] {

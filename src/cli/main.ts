@@ -39,8 +39,8 @@ const run = program
   .addOption(
     new Option(
       "--output-format <format>",
-      "text: the reply; json: the result as one JSON line; stream-json: every run event as one JSON line",
-    ).choices(["text", "json", "stream-json"]),
+      "text: the reply; json: claude -p's result object, as one line; stream-json: claude -p's messages (system, assistant, user, result), one a line; gatehouse-events: every run event, one a line",
+    ).choices(["text", "json", "stream-json", "gatehouse-events"]),
   )
   .option("--json", "the same as --output-format json")
   .option("--verbose", "log model calls, tool calls and hook decisions to stderr (metadata, never content)")

@@ -4,10 +4,11 @@ import { retryText } from "./run-end.js";
 import { HELD, LOCK_WAIT, StatusLine } from "./status-line.js";
 import { TerminalSanitizer, terminalLine } from "./terminal.js";
 
-export type OutputFormat = "text" | "json" | "stream-json";
+/** `json` and `stream-json` are `claude -p`'s (src/cli/claude-output.ts); `gatehouse-events` is every run event. */
+export type OutputFormat = "text" | "json" | "stream-json" | "gatehouse-events";
 
 /**
- * What `gatehouse run` shows while a run goes: with `stream-json`, every run event as one JSON
+ * What `gatehouse run` shows while a run goes: with `gatehouse-events`, every run event as one JSON
  * line on stdout; otherwise, on a terminal, a live status line on stderr (elapsed, step, current
  * tool, tokens) and, in text format on a terminal, the answer as it streams — or, when an output
  * gate holds it, a line saying so. Returns whether the reply was already shown.
@@ -35,7 +36,8 @@ export class RunWatcher {
     private readonly stderr: OutStream,
     paint: (text: string) => string,
   ) {
-    if (format !== "stream-json" && stderr.isTTY) this.#status = new StatusLine(stderr, paint);
+    if (format !== "stream-json" && format !== "gatehouse-events" && stderr.isTTY)
+      this.#status = new StatusLine(stderr, paint);
   }
 
   /** Where the live text goes: stdout, in text format, when it is a terminal. */
@@ -48,7 +50,9 @@ export class RunWatcher {
   }
 
   onEvent(event: RunEvent): void {
-    if (this.format === "stream-json") {
+    // stream-json's lines are Claude Code's messages (ClaudeOutput): nothing else goes to stdout.
+    if (this.format === "stream-json") return;
+    if (this.format === "gatehouse-events") {
       // In order, and awaited at the end: nothing is lost when the process exits.
       this.#pending = this.#pending.then(() => writeJson(this.stdout, event));
       return;

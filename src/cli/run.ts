@@ -18,8 +18,9 @@ import { builtinTools } from "../tools/builtin/index.js";
 import { selectTools, unmatchedToolPatterns } from "../tools/select.js";
 import type { Tool } from "../tools/types.js";
 import { createTerminalApprover, interactive } from "./approver.js";
+import { ClaudeOutput } from "./claude-output.js";
 import { EXIT, type ExitCode } from "./exit.js";
-import { type CliLogger, colorsFor, createCliLogger, type OutStream, writeJson, writeOut } from "./output.js";
+import { type CliLogger, colorsFor, createCliLogger, type OutStream, writeOut } from "./output.js";
 import { projectRelative } from "./paths.js";
 import { type PermissionCliFlags, permissionFlagsOf } from "./permission-flags.js";
 import { checkId, describe, loadProject, PLUGIN_NOT_LOADED, CliStop as Stop, storeOptionsFor } from "./project.js";
@@ -91,7 +92,7 @@ async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<Exit
   // On a terminal the user is asked; without one, nobody is: what would ask is denied, visibly.
   const terminal = { input: io.stdin, output: io.stderr };
   const ask = interactive(terminal) ? createTerminalApprover(terminal) : undefined;
-  const { gatehouse, close } = await openGatehouse(prepared, io, log, {
+  const { gatehouse, close, tools, subagents } = await openGatehouse(prepared, io, log, {
     // The status line steps aside while the question is on screen.
     ...(ask ? { approver: ((request, signal) => watcher.aside(() => ask(request, signal))) satisfies Approver } : {}),
   });
@@ -99,14 +100,31 @@ async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<Exit
     const picked = await resolveSession(gatehouse.store, flags, io);
     if (picked.note) log.warn(picked.note);
     const sessionId = picked.sessionId;
+    // json and stream-json speak claude -p's messages (src/cli/claude-output.ts).
+    const claude =
+      format === "json" || format === "stream-json"
+        ? new ClaudeOutput(
+            format === "stream-json",
+            io.stdout,
+            {
+              cwd: io.cwd,
+              model: prepared.settings.model ?? "",
+              permissionMode: prepared.permissions.mode,
+              tools,
+              subagents,
+            },
+            async (runId) => await gatehouse.store.runMessages(runId),
+          )
+        : undefined;
     const result = await turn(
       gatehouse,
       { ...flags, ...(sessionId === undefined ? {} : { session: sessionId }) },
       prompt,
       watcher,
       io.signal,
+      claude,
     );
-    const code = await report(result, format, watcher.streamed, io, log);
+    const code = await report(result, format, watcher.streamed, io, log, claude);
     // The process that ran the session is ending (Claude Code's SessionEnd, reason "other").
     await gatehouse.endSession(result.sessionId, "exit");
     return code;
@@ -220,7 +238,13 @@ export async function openGatehouse(
   io: Pick<CliIO, "cwd" | "env">,
   log: CliLogger,
   options: { readonly approver?: Approver; readonly store?: SessionStore },
-): Promise<{ readonly gatehouse: Gatehouse; close(): Promise<void> }> {
+): Promise<{
+  readonly gatehouse: Gatehouse;
+  close(): Promise<void>;
+  /** The tools the model is offered (MCP servers' once they have started), the runtime's Agent aside. */
+  readonly tools: Promise<Tool[]>;
+  readonly subagents: boolean;
+}> {
   // The store's notices (another connection holding its files, say) are the CLI's warnings.
   const store = options.store ?? { ...storeOptionsFor(settings, io), warn: log.warn };
   const cleanup: (() => Promise<void>)[] = [];
@@ -231,6 +255,8 @@ export async function openGatehouse(
   };
   try {
     const { tools, lateTools, onToolsWait } = await toolsFor(config, settings, sandbox, io, log, cleanup);
+    // Claude Code's Agent tool comes from the runtime; tools.allow / tools.deny decide on it too.
+    const subagents = selectTools([{ name: "Agent" }], config.tools ?? {}).length > 0 && (settings.subagents ?? true);
     const gatehouse = createGatehouse({
       // Only the console opens without a model: a run it is asked for fails saying so.
       model: settings.model ?? unconfiguredModel(NO_MODEL),
@@ -238,8 +264,7 @@ export async function openGatehouse(
       store,
       tools,
       ...(lateTools === undefined ? {} : { lateTools, onToolsWait }),
-      // Claude Code's Agent tool comes from the runtime; tools.allow / tools.deny decide on it too.
-      subagents: selectTools([{ name: "Agent" }], config.tools ?? {}).length > 0 && (settings.subagents ?? true),
+      subagents,
       optionalTools: [...(config.tools?.allow ?? []), ...(config.tools?.alsoAllow ?? [])],
       commandHooks,
       permissions,
@@ -251,7 +276,8 @@ export async function openGatehouse(
     });
     cleanup.unshift(() => gatehouse.close());
     await start(gatehouse, settings);
-    return { gatehouse, close };
+    const offered = (lateTools ?? Promise.resolve([])).then((late) => [...tools, ...late]);
+    return { gatehouse, close, tools: offered, subagents: subagents !== false };
   } catch (error) {
     await close();
     throw error;
@@ -427,13 +453,14 @@ async function start(gatehouse: Gatehouse, settings: ResolvedSettings): Promise<
   }
 }
 
-/** The run, streamed: the watcher shows its progress (or prints its events, with stream-json). */
+/** The run, streamed: the watcher shows its progress (or prints its events, with gatehouse-events). */
 async function turn(
   gatehouse: Gatehouse,
   flags: RunFlags,
   prompt: string,
   watcher: RunWatcher,
   signal?: AbortSignal,
+  claude?: ClaudeOutput,
 ): Promise<RunResult> {
   watcher.start();
   const interrupted = () => watcher.interrupted();
@@ -447,7 +474,10 @@ async function turn(
       ...(flags.jobId === undefined ? {} : { jobId: flags.jobId }),
       ...(signal === undefined ? {} : { signal }),
     });
-    for await (const event of stream) watcher.onEvent(event);
+    for await (const event of stream) {
+      watcher.onEvent(event);
+      claude?.onEvent(event);
+    }
     return await stream.result;
   } catch (error) {
     if (signal?.aborted) throw new Stop(EXIT.failed, "run cancelled");
@@ -464,6 +494,7 @@ async function report(
   streamed: boolean,
   io: CliIO,
   log: CliLogger,
+  claude?: ClaudeOutput,
 ): Promise<ExitCode> {
   const c = colorsFor(io.stdout, io.env);
   const json = format !== "text";
@@ -475,8 +506,8 @@ async function report(
         : "";
     log.warn(`permission denied: ${terminalText(d.toolName)}: ${terminalText(denialText(d))}${terminalText(hint)}`);
   }
-  // stream-json's last line, the run-end event, already carries the result.
-  if (format === "json") await writeJson(io.stdout, result);
+  // gatehouse-events' last line, the run-end event, already carries the result.
+  if (claude) await claude.finish(result, runEndLine(result));
   else if (format === "text" && result.reply !== null && !(streamed && result.outcome === "completed")) {
     // Model text, sanitized: it must not repaint the screen, write the clipboard or reorder itself.
     const reply = terminalText(result.reply).replace(/\n$/, "");

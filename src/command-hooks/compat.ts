@@ -80,12 +80,16 @@ export const CLAUDE_CODE_INPUT_FIELDS: readonly CompatRow[] = [
   differs("prompt_id", "the run id: one prompt is one run"),
   differs(
     "effort",
-    "on the tool events, from gatehouse.json's `model.reasoningEffort` (`minimal`, `low`, `medium`, `high`), also as `CLAUDE_EFFORT`; absent when it is not set",
+    "on the tool events, PostToolBatch, Stop and SubagentStop: gatehouse.json's `model.reasoningEffort` as the provider gets it, else the provider's default (Anthropic: `high`), also as `CLAUDE_EFFORT`; absent for a provider without an effort setting",
   ),
   ok("agent_id"),
   ok("agent_type"),
   differs("model", "SessionStart: the run's model as `provider:model`"),
   ok("source", "SessionStart"),
+  ok(
+    "session_title",
+    "SessionStart, UserPromptSubmit: the session's title, when it has one (as a `sessionTitle` set it)",
+  ),
   differs(
     "reason",
     "SessionEnd: `clear` (`/reset`), `prompt_input_exit` (chat ends) or `other`; PermissionDenied: what the model reads, the denial and why (a rule and its source, the mode…)",
@@ -147,6 +151,26 @@ export const CLAUDE_CODE_OUTPUT_FIELDS: readonly CompatRow[] = [
     "PermissionRequest: `behavior`, `message` (what the model reads), `interrupt` (ends the run), `updatedInput`; `updatedPermissions` is ignored",
   ),
   ok("hookSpecificOutput.retry", "PermissionDenied: the model reads that it may try again; the call stays denied"),
+  ok(
+    "hookSpecificOutput.sessionTitle",
+    "SessionStart (`startup`, `resume`), UserPromptSubmit: the session's title, as `sessions` lists it",
+  ),
+  ok(
+    "hookSpecificOutput.suppressOriginalPrompt",
+    "UserPromptSubmit: a block's message never repeats the prompt in Gatehouse, so it always holds",
+  ),
+  differs(
+    "hookSpecificOutput.initialUserMessage",
+    "SessionStart: type-checked (a string) and ignored: a Gatehouse run always has its prompt",
+  ),
+  differs(
+    "hookSpecificOutput.watchPaths",
+    `SessionStart: type-checked (strings) and ignored: ${NO_SUCH_THING("file watcher")}`,
+  ),
+  differs(
+    "hookSpecificOutput.reloadSkills",
+    `SessionStart: type-checked (a boolean) and ignored: ${NO_SUCH_THING("skills")}`,
+  ),
   no("hookSpecificOutput.classifierContext", NO_SUCH_THING("auto-mode classifier")),
 ];
 

@@ -132,30 +132,35 @@ const MERGE_RULES: Readonly<Record<string, FieldRule>> = {
   feedback: { rule: "concat" },
   updatedInput: { rule: "chain" },
   updatedToolOutput: { rule: "chain" },
+  sessionTitle: { rule: "chain" },
   stop: { rule: "latch" },
   stopReason: { rule: "first" },
 };
 
+/** The fields merged as they are (the decision, its reason and the stop have rules of their own). */
+const MERGED_AS_IS = [
+  "additionalContext",
+  "systemMessage",
+  "feedback",
+  "updatedInput",
+  "updatedToolOutput",
+  "sessionTitle",
+] as const;
+
 export function mergeVerdicts(runs: HandlerRun[]): MergedVerdict {
   const merger = new Merger(MERGE_RULES);
   for (const { outcome } of runs) {
-    const { decision, additionalContext, systemMessage, feedback, updatedInput, updatedToolOutput, stopReason } =
-      outcome.verdict;
+    const { decision, stopReason } = outcome.verdict;
     const stops = outcome.verdict.continue === false;
     merger.apply({
       decision,
-      additionalContext,
-      systemMessage,
-      feedback,
-      updatedInput,
-      updatedToolOutput,
+      ...Object.fromEntries(MERGED_AS_IS.map((key) => [key, outcome.verdict[key]])),
       ...(stops ? { stop: true, stopReason } : {}),
     });
   }
   const merged = merger.merged as Partial<NormalizedVerdict> & { stop?: true };
   const m: MergedVerdict = { runs };
-  for (const key of ["additionalContext", "systemMessage", "feedback", "updatedInput", "updatedToolOutput"] as const)
-    if (merged[key] !== undefined) Object.assign(m, { [key]: merged[key] });
+  for (const key of MERGED_AS_IS) if (merged[key] !== undefined) Object.assign(m, { [key]: merged[key] });
   if (merged.decision !== undefined) {
     // The reason is the deciding handler's: the first in source order with the winning decision.
     const decided = runs.find((r) => r.outcome.verdict.decision === merged.decision) as HandlerRun;

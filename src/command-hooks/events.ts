@@ -56,7 +56,8 @@ export type VerdictField =
   | "updatedToolOutput"
   | "continue"
   | "systemMessage"
-  | "retry";
+  | "retry"
+  | "sessionTitle";
 
 /** Who a hook's non-blocking stderr is for: the model (where the event puts context), the user, or nobody. */
 export type FeedbackAudience = "model" | "user" | "nobody";
@@ -146,7 +147,7 @@ export const EVENT_SPECS: Readonly<Record<CommandHookEvent, EventSpec>> = {
   SessionStart: spec("SessionStart", {
     matcherField: "source",
     matcherValues: ["startup", "resume", "clear", "compact"],
-    fields: CONTEXT,
+    fields: [...CONTEXT, "sessionTitle"],
     plainStdoutIsContext: true,
   }),
   SessionEnd: spec("SessionEnd", {
@@ -155,7 +156,7 @@ export const EVENT_SPECS: Readonly<Record<CommandHookEvent, EventSpec>> = {
   }),
   UserPromptSubmit: spec("UserPromptSubmit", {
     decision: "block",
-    fields: CONTEXT,
+    fields: [...CONTEXT, "sessionTitle"],
     plainStdoutIsContext: true,
     defaultTimeoutSec: 30,
   }),

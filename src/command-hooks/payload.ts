@@ -15,7 +15,7 @@ export interface PayloadBase {
   transcriptPath: string;
   cwd: string;
   permissionMode?: PermissionMode;
-  /** gatehouse.json's `model.reasoningEffort`: Claude Code's `effort: { level }`, sent on the tool events. */
+  /** The model's effort level (gatehouse.json's `model.reasoningEffort`, else the provider's default): Claude Code's `effort: { level }`. */
   effort?: string;
   runId: string;
   /** 0 for a top-level run. */
@@ -39,9 +39,10 @@ interface StopInput {
 }
 
 export interface EventInputs {
-  SessionStart: { source: "startup" | "resume" | "clear" | "compact"; model?: string };
+  /** `sessionTitle`: the session's title, when it has one (Claude Code's `session_title`). */
+  SessionStart: { source: "startup" | "resume" | "clear" | "compact"; model?: string; sessionTitle?: string };
   SessionEnd: { reason: "clear" | "logout" | "prompt_input_exit" | "other" };
-  UserPromptSubmit: { prompt: string };
+  UserPromptSubmit: { prompt: string; sessionTitle?: string };
   PreToolUse: ToolCall;
   PermissionRequest: Omit<ToolCall, "toolUseId"> & { permissionSuggestions?: unknown[] };
   PermissionDenied: ToolCall & { reason: string };
@@ -81,9 +82,9 @@ const defined = (o: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Record<string, unknown>;
 
 const BUILDERS: { [E in CommandHookEvent]: Builder<E> } = {
-  SessionStart: (i) => defined({ source: i.source, model: i.model }),
+  SessionStart: (i) => defined({ source: i.source, model: i.model, session_title: i.sessionTitle }),
   SessionEnd: (i) => ({ reason: i.reason }),
-  UserPromptSubmit: (i) => ({ prompt: i.prompt }),
+  UserPromptSubmit: (i) => defined({ prompt: i.prompt, session_title: i.sessionTitle }),
   PreToolUse: tool,
   PermissionRequest: (i) =>
     defined({ tool_name: i.toolName, tool_input: i.toolInput, permission_suggestions: i.permissionSuggestions }),
@@ -108,6 +109,8 @@ const BUILDERS: { [E in CommandHookEvent]: Builder<E> } = {
     defined({ error: i.error, error_details: i.errorDetails, last_assistant_message: i.lastAssistantMessage }),
 };
 
+const EFFORT_EVENTS: ReadonlySet<CommandHookEvent> = new Set(["PostToolBatch", "Stop", "SubagentStop"]);
+
 export function buildPayload<E extends CommandHookEvent>(
   event: E,
   base: PayloadBase,
@@ -124,8 +127,8 @@ export function buildPayload<E extends CommandHookEvent>(
     prompt_id: base.runId,
     depth: base.depth,
   };
-  // Claude Code sends `effort` only where a tool is in play.
-  if (base.effort !== undefined && (EVENT_SPECS[event].toolEvent || event === "PostToolBatch"))
+  // Claude Code sends `effort` where a tool is in play and when the agent stops.
+  if (base.effort !== undefined && (EVENT_SPECS[event].toolEvent || EFFORT_EVENTS.has(event)))
     common.effort = { level: base.effort };
   if (base.agent) {
     common.agent_id = base.agent.id;

@@ -186,6 +186,11 @@ export function createCommandHooksPlugin(
     return text === "" ? undefined : text;
   };
   const any = (...events: CommandHookEvent[]) => events.some((e) => configured.has(e));
+  /** The session's title, for SessionStart's and UserPromptSubmit's `session_title`. */
+  const titleOf = async (sessionId: string): Promise<{ sessionTitle?: string }> => {
+    const title = (await options.store().getSession(sessionId))?.title;
+    return title ? { sessionTitle: title } : {};
+  };
 
   const plugin: PluginDefinition = {
     id: COMMAND_HOOKS_PLUGIN_ID,
@@ -197,13 +202,21 @@ export function createCommandHooksPlugin(
         api.on(
           "session_start",
           async (e, ctx) => {
-            const input = { source: e.source ?? "startup", ...(e.model === undefined ? {} : { model: e.model }) };
+            const source = e.source ?? "startup";
+            const input = {
+              source,
+              ...(e.model === undefined ? {} : { model: e.model }),
+              ...(await titleOf(e.sessionId)),
+            };
             const envFile = await createEnvFile();
             const variables = { CLAUDE_ENV_FILE: envFile.path };
             const v = await fire("SessionStart", ctx, input, ctx.signal, variables);
             const base = { ...hookEnv({ ...hookEnvOptions, sessionId: e.sessionId }), ...variables };
             const { CLAUDE_ENV_FILE: _file, ...exported } = await envFile.collect(base);
             if (Object.keys(exported).length > 0) options.onSessionEnv?.(e.sessionId, exported);
+            // As /rename; Claude Code ignores it when a session is cleared or compacted.
+            if (v?.sessionTitle && (source === "startup" || source === "resume"))
+              await options.store().setSessionTitle(e.sessionId, v.sessionTitle);
             if (v?.additionalContext)
               await options
                 .store()
@@ -231,8 +244,10 @@ export function createCommandHooksPlugin(
           "before_input",
           async (e, ctx) => {
             if (ctx.depth > 0) return undefined;
-            const v = await fire("UserPromptSubmit", ctx, { prompt: e.prompt }, ctx.signal);
+            const title = await titleOf(ctx.sessionId);
+            const v = await fire("UserPromptSubmit", ctx, { prompt: e.prompt, ...title }, ctx.signal);
             if (!v) return undefined;
+            if (v.sessionTitle) await options.store().setSessionTitle(ctx.sessionId, v.sessionTitle);
             if (blocks(v)) {
               const reason = reasonOf(v);
               // Claude Code shows a UserPromptSubmit block's reason to the user: here it is the notice.

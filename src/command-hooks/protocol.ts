@@ -78,6 +78,12 @@ export const HookJsonSchema = z.looseObject({
         })
         .optional(),
       retry: z.boolean().optional(),
+      // SessionStart and UserPromptSubmit (docs/command-hooks.md lists what each does here).
+      sessionTitle: z.string().optional(),
+      initialUserMessage: z.string().optional(),
+      watchPaths: z.array(z.string()).optional(),
+      reloadSkills: z.boolean().optional(),
+      suppressOriginalPrompt: z.boolean().optional(),
     })
     .optional(),
 });
@@ -220,6 +226,8 @@ export function fromClaudeJson(spec: EventSpec, json: HookJson, ctx: Ctx): Norma
   const toolOutput = hso.updatedToolOutput ?? hso.updatedMCPToolOutput ?? json.updatedToolOutput;
   if (toolOutput !== undefined) v.updatedToolOutput = toolOutput;
   if (hso.retry === true) v.retry = true;
+  const title = hso.sessionTitle?.trim();
+  if (title) v.sessionTitle = title;
 
   let decision: HookDecision | undefined;
   let reason: string | undefined;
@@ -257,6 +265,7 @@ const FIELD_KEYS: Record<VerdictField, (keyof NormalizedVerdict)[]> = {
   continue: ["continue", "stopReason"],
   systemMessage: ["systemMessage"],
   retry: ["retry"],
+  sessionTitle: ["sessionTitle"],
 };
 
 /** Drops what the event cannot act on, so a merged verdict never carries a field nobody reads. */

@@ -18,6 +18,8 @@ export interface NormalizedVerdict {
   interrupt?: true;
   /** PermissionDenied: the model is told it may try the call again. */
   retry?: true;
+  /** SessionStart, UserPromptSubmit: the session's new title (as `/rename`). */
+  sessionTitle?: string;
   /** A warning for the user (the plugin logs it at warn level, which the CLI prints on stderr). */
   systemMessage?: string;
   /**

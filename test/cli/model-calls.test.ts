@@ -243,7 +243,7 @@ describe("gatehouse run: model calls against an OpenAI-protocol server", { concu
     );
   });
 
-  test("Anthropic: a 529 overloaded is retried, and stream-json shows the retry as a run event", async () => {
+  test("Anthropic: a 529 overloaded is retried, and gatehouse-events shows the retry as a run event", async () => {
     const ev = (type: string, data: Record<string, unknown> = {}): SseFrame => ({
       event: type,
       data: { type, ...data },
@@ -279,7 +279,17 @@ describe("gatehouse run: model calls against an OpenAI-protocol server", { concu
     );
     server.requests.length = 0;
     const r = await gatehouse(
-      ["run", "--model", "anthropic:claude-test", "--data-dir", ".gh", "-p", "hi", "--output-format", "stream-json"],
+      [
+        "run",
+        "--model",
+        "anthropic:claude-test",
+        "--data-dir",
+        ".gh",
+        "-p",
+        "hi",
+        "--output-format",
+        "gatehouse-events",
+      ],
       {
         cwd: dir,
         env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: server.origin },

@@ -80,9 +80,72 @@ const gated = () =>
   });
 
 describe("gatehouse run: output and progress", { concurrency: 2 }, () => {
-  test("stream-json prints one JSON object per run event, the result last, text deltas included", async () => {
+  test("json prints claude -p's result object, Gatehouse's own fields beside it", async () => {
+    const cwd = await fresh();
+    const r = await gatehouse(["run", "-p", "loop", "--output-format", "json"], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    const result = JSON.parse(r.stdout);
+    assert.equal(result.type, "result");
+    assert.equal(result.subtype, "success");
+    assert.equal(result.is_error, false);
+    assert.equal(result.result, "done looping");
+    assert.equal(result.num_turns, 3);
+    assert.equal(result.session_id, result.sessionId);
+    assert.equal(result.usage.input_tokens, 60);
+    assert.equal(result.usage.inputTokens, 60);
+    assert.deepEqual(result.permission_denials, []);
+    assert.equal(result.terminal_reason, "completed");
+    assert.equal(result.outcome, "completed");
+  });
+
+  test("stream-json prints claude -p's messages: init, the model's turns, the tool results it read, the result", async () => {
     const cwd = await fresh();
     const r = await gatehouse(["run", "-p", "loop", "--output-format", "stream-json"], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const kinds = lines.map(
+      (m) =>
+        `${m.type}${m.subtype ? `/${m.subtype}` : ""}:${(m.message?.content ?? []).map((b: { type: string }) => b.type).join("+")}`,
+    );
+    assert.deepEqual(kinds, [
+      "system/init:",
+      "assistant:tool_use",
+      "user:tool_result",
+      "assistant:tool_use",
+      "user:tool_result",
+      "assistant:text",
+      "result/success:",
+    ]);
+    assert.ok(lines[0].tools.includes("Bash"));
+    assert.equal(lines[2].message.content[0].content, "one");
+    assert.equal(lines[2].message.content[0].tool_use_id, lines[1].message.content[0].id);
+    assert.ok(lines.every((m) => m.session_id === lines[0].session_id));
+  });
+
+  test("a call a PreToolUse hook blocks is in json's permission_denials, as claude -p lists it, its input not kept", async () => {
+    const cwd = await fresh({
+      ".claude/settings.json": {
+        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo no >&2; exit 2" }] }] },
+      },
+    });
+    const r = await gatehouse(["run", "-p", "loop", "--output-format", "json"], { cwd });
+    const result = JSON.parse(r.stdout);
+    assert.deepEqual(
+      result.permission_denials.map((d: { tool_name: string; tool_input: unknown }) => [d.tool_name, d.tool_input]),
+      // What a hook blocked is kept nowhere, the call's input included.
+      [
+        ["Bash", {}],
+        ["Bash", {}],
+      ],
+    );
+  });
+
+  test("gatehouse-events prints one JSON object per run event, the result last, text deltas included", async () => {
+    const cwd = await fresh();
+    const r = await gatehouse(["run", "-p", "loop", "--output-format", "gatehouse-events"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     const events = r.stdout
       .trim()
@@ -104,9 +167,9 @@ describe("gatehouse run: output and progress", { concurrency: 2 }, () => {
     assert.equal(end.result.reply, "done looping");
   });
 
-  test("stream-json respects an output gate's holdback: no text-delta, the answer once as final", async () => {
+  test("gatehouse-events respects an output gate's holdback: no text-delta, the answer once as final", async () => {
     const cwd = await gated();
-    const r = await gatehouse(["run", "-p", "hi", "--output-format", "stream-json"], { cwd });
+    const r = await gatehouse(["run", "-p", "hi", "--output-format", "gatehouse-events"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     const events = r.stdout
       .trim()
@@ -183,7 +246,7 @@ describe("gatehouse run: output and progress", { concurrency: 2 }, () => {
       void writeFile(join(cwd, "go"), "");
     };
     let second: Promise<Awaited<ReturnType<typeof gatehouse>>> | undefined;
-    const first = gatehouse(["run", "--session", "s-lock", "-p", "hold", "--output-format", "stream-json"], {
+    const first = gatehouse(["run", "--session", "s-lock", "-p", "hold", "--output-format", "gatehouse-events"], {
       cwd,
       onStdout: (soFar) => {
         // The first run holds the session's lock (it is in its tool call): the second has to wait.

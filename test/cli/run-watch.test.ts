@@ -37,10 +37,10 @@ test("the status line steps aside while an approval question is asked, and comes
   assert.equal(stderr.written.at(-1), "\r\x1b[2K", "erased at the end");
 });
 
-test("stream-json writes every event as one JSON line, in order, and nothing on stderr", async () => {
+test("gatehouse-events writes every event as one JSON line, in order, and nothing on stderr", async () => {
   const stdout = tty();
   const stderr = tty();
-  const watcher = new RunWatcher("stream-json", stdout, stderr, (t) => t);
+  const watcher = new RunWatcher("gatehouse-events", stdout, stderr, (t) => t);
   watcher.start();
   watcher.onEvent({ type: "run-start", sessionId: "s", runId: "r", outputHeld: false });
   watcher.onEvent({ type: "text-delta", delta: "\u001b[2Jhi" });

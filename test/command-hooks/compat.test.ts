@@ -26,9 +26,9 @@ const names = (rows: readonly CompatRow[], run?: boolean) =>
 
 /** One input per event with every optional field set, so the payloads hold every field Gatehouse can send. */
 const FULL_INPUTS: { [E in (typeof COMMAND_HOOK_EVENTS)[number]]: EventInputs[E] } = {
-  SessionStart: { source: "startup", model: "m" },
+  SessionStart: { source: "startup", model: "m", sessionTitle: "t" },
   SessionEnd: { reason: "other" },
-  UserPromptSubmit: { prompt: "p" },
+  UserPromptSubmit: { prompt: "p", sessionTitle: "t" },
   PreToolUse: { toolName: "Bash", toolInput: {}, toolUseId: "t" },
   PermissionRequest: { toolName: "Bash", toolInput: {}, permissionSuggestions: [] },
   PermissionDenied: { toolName: "Bash", toolInput: {}, toolUseId: "t", reason: "r" },

@@ -9,7 +9,7 @@ import { tempDir, toolCtx, toolError } from "./helpers.js";
 const read = createReadTool();
 
 describe("Read", () => {
-  test("returns the file's lines and shows them to the model numbered like cat -n", async (t) => {
+  test("returns the file's lines, a final newline ending one more empty line, and numbers them for the model as Claude Code does", async (t) => {
     const dir = await tempDir(t);
     await writeFile(path.join(dir, "a.txt"), "alpha\nbeta\ngamma\n");
     const out = await read.execute({ file_path: path.join(dir, "a.txt") }, toolCtx(dir));
@@ -17,13 +17,13 @@ describe("Read", () => {
       type: "text",
       file: {
         filePath: path.join(dir, "a.txt"),
-        content: "alpha\nbeta\ngamma",
-        numLines: 3,
+        content: "alpha\nbeta\ngamma\n",
+        numLines: 4,
         startLine: 1,
-        totalLines: 3,
+        totalLines: 4,
       },
     });
-    assert.equal(read.toModelOutput?.(out), "     1\talpha\n     2\tbeta\n     3\tgamma");
+    assert.equal(read.toModelOutput?.(out), "1\talpha\n2\tbeta\n3\tgamma\n4\t");
   });
 
   test("offset (1-based) and limit select a range and the model is told which lines it sees", async (t) => {
@@ -35,10 +35,7 @@ describe("Read", () => {
     assert.equal(out.file.startLine, 4);
     assert.equal(out.file.numLines, 3);
     assert.equal(out.file.totalLines, 10);
-    assert.equal(
-      read.toModelOutput?.(out),
-      "     4\tline 4\n     5\tline 5\n     6\tline 6\n(showing lines 4-6 of 10)",
-    );
+    assert.equal(read.toModelOutput?.(out), "4\tline 4\n5\tline 5\n6\tline 6\n(showing lines 4-6 of 10)");
   });
 
   test("offset 0 is read as the first line, as Claude Code does", async (t) => {
@@ -54,7 +51,7 @@ describe("Read", () => {
     await writeFile(path.join(dir, "big.txt"), "x\n".repeat(2500));
     const out = await read.execute({ file_path: "big.txt" }, toolCtx(dir));
     assert.equal(out.file.numLines, 2000);
-    assert.equal(out.file.totalLines, 2500);
+    assert.equal(out.file.totalLines, 2501);
   });
 
   test("an offset past the end yields no lines and says so", async (t) => {
@@ -62,7 +59,7 @@ describe("Read", () => {
     await writeFile(path.join(dir, "a.txt"), "one\ntwo\n");
     const out = await read.execute({ file_path: "a.txt", offset: 9 }, toolCtx(dir));
     assert.equal(out.file.numLines, 0);
-    assert.match(read.toModelOutput?.(out) ?? "", /has 2 lines; offset 9 is past its end/);
+    assert.match(read.toModelOutput?.(out) ?? "", /has 3 lines; offset 9 is past its end/);
   });
 
   test("an empty file reads as empty and the model is told it is empty", async (t) => {
@@ -77,7 +74,7 @@ describe("Read", () => {
     const dir = await tempDir(t);
     await writeFile(path.join(dir, "w.txt"), "a\r\nb\r\n");
     const out = await read.execute({ file_path: "w.txt" }, toolCtx(dir));
-    assert.equal(out.file.content, "a\nb");
+    assert.equal(out.file.content, "a\nb\n");
   });
 
   test("lines longer than the cap are truncated", async (t) => {
@@ -109,7 +106,7 @@ describe("Read", () => {
     );
     const out = await small.execute({ file_path: "huge.txt", offset: 500, limit: 2 }, toolCtx(dir));
     assert.equal(out.file.content, "z\nz");
-    assert.equal(out.file.totalLines, 1000);
+    assert.equal(out.file.totalLines, 1001);
   });
 
   test("reading a directory is an error", async (t) => {
@@ -138,7 +135,7 @@ describe("Read", () => {
     assert.deepEqual(normalized, { file_path: path.join(dir, "src/x.ts"), limit: 5 });
   });
 
-  test("numberLines pads numbers to six columns", () => {
-    assert.equal(numberLines("a\nb", 99), "    99\ta\n   100\tb");
+  test("numberLines writes each line after its number and a tab, as Claude Code shows a file", () => {
+    assert.equal(numberLines("a\nb", 99), "99\ta\n100\tb");
   });
 });

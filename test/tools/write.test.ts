@@ -13,9 +13,19 @@ describe("Write", () => {
     const dir = await tempDir(t);
     const out = await write.execute({ file_path: "a/b/c.txt", content: "hello\n" }, toolCtx(dir));
     const file = path.join(dir, "a/b/c.txt");
-    assert.deepEqual(out, { type: "create", filePath: file, content: "hello\n", originalFile: null });
+    assert.deepEqual(out, {
+      type: "create",
+      filePath: file,
+      content: "hello\n",
+      structuredPatch: [],
+      originalFile: null,
+      userModified: false,
+    });
     assert.equal(await readFile(file, "utf8"), "hello\n");
-    assert.equal(write.toModelOutput?.(out), `File created successfully at: ${file}`);
+    assert.equal(
+      write.toModelOutput?.(out),
+      `File created successfully at: ${file} (file state is current in your context — no need to Read it back)`,
+    );
   });
 
   test("overwrites an existing file, reports the previous content and keeps the file's mode", async (t) => {

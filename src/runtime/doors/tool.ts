@@ -82,7 +82,9 @@ export async function runToolCalls(
     await applyBlock(deps, state, { kind: "reply", by, notice });
     return;
   }
-  if (deps.engine.hasHooks("after_tool_batch")) await afterBatch(deps, state, calls, stored, started);
+  // A hook already ended the run (`continue: false`): as in Claude Code, no PostToolBatch follows.
+  if (deps.engine.hasHooks("after_tool_batch") && !state.stopRequest)
+    await afterBatch(deps, state, calls, stored, started);
 }
 
 /**

@@ -124,7 +124,8 @@ export function createBashTool(options: BashOptions = {}): Tool<BashInput, BashO
       if (output.returnCodeInterpretation !== undefined) {
         parts.push(`(exit code ${output.exitCode}: ${output.returnCodeInterpretation})`);
       }
-      return parts.length === 0 ? "(no output)" : parts.join("\n");
+      // Claude Code's words for a silent command.
+      return parts.length === 0 ? "(Bash completed with no output)" : parts.join("\n");
     },
   };
 }

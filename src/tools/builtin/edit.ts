@@ -30,7 +30,12 @@ export function createEditTool(): Tool<EditInput, EditOutput> {
       "included) and occur once, unless replace_all is true. An empty old_string creates a new file with new_string.",
     inputSchema: EditInputSchema,
     parallel: false,
-    normalizeInput: (input, ctx) => ({ ...input, file_path: resolvePath(input.file_path, ctx.cwd) }),
+    // As Claude Code fills it in: hooks read `replace_all: false` when the model left it out.
+    normalizeInput: (input, ctx) => ({
+      ...input,
+      file_path: resolvePath(input.file_path, ctx.cwd),
+      replace_all: input.replace_all ?? false,
+    }),
     async execute(input, ctx) {
       const file = resolvePath(input.file_path, ctx.cwd);
       const { old_string: oldString, new_string: newString } = input;

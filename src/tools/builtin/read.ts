@@ -1,5 +1,5 @@
 import { createReadStream } from "node:fs";
-import { stat } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { z } from "zod";
 import { type Tool, ToolError } from "../types.js";
@@ -43,12 +43,11 @@ export interface ReadOptions {
 
 export const READ_DEFAULTS = { maxFileBytes: 256 * 1024, defaultLimit: 2000, maxLineLength: 2000 } as const;
 
-/** `cat -n` style, as Claude Code shows files to the model: right-aligned number, tab, line. */
+/** As Claude Code (2.1.328) shows a file to the model: the line's number, a tab, the line. */
 export function numberLines(content: string, startLine: number): string {
-  if (content === "") return "";
   return content
     .split("\n")
-    .map((line, i) => `${String(startLine + i).padStart(6)}\t${line}`)
+    .map((line, i) => `${startLine + i}\t${line}`)
     .join("\n");
 }
 
@@ -58,7 +57,7 @@ export function createReadTool(options: ReadOptions = {}): Tool<ReadInput, ReadO
     name: "Read",
     description:
       "Reads a text file from the local filesystem. Returns up to " +
-      `${defaultLimit} lines by default, numbered like \`cat -n\` starting at 1; lines longer than ` +
+      `${defaultLimit} lines by default, each after its number and a tab, starting at 1; lines longer than ` +
       `${maxLineLength} characters are truncated. Use offset and limit for large files. Binary files and ` +
       "directories cannot be read.",
     inputSchema: ReadInputSchema,
@@ -82,7 +81,7 @@ export function createReadTool(options: ReadOptions = {}): Tool<ReadInput, ReadO
           );
         }
         if (await sniffBinary(file)) throw binaryError(file);
-        const { lines, totalLines } = await readLineRange(file, startLine - 1, limit, ctx.signal);
+        const { lines, totalLines } = await readLineRange(file, info.size, startLine - 1, limit, ctx.signal);
         const clipped = lines.map((line) => {
           if (line.includes("\0")) throw binaryError(file);
           return line.length > maxLineLength ? `${line.slice(0, maxLineLength)}… [line truncated]` : line;
@@ -120,6 +119,7 @@ function formatKiB(bytes: number): string {
  */
 async function readLineRange(
   file: string,
+  size: number,
   skip: number,
   limit: number,
   signal: AbortSignal,
@@ -132,5 +132,20 @@ async function readLineRange(
     if (totalLines >= skip && lines.length < limit) lines.push(line);
     totalLines++;
   }
+  // As Claude Code counts: a final newline ends one more, empty, line ("a\n" is "a" and "").
+  if (size > 0 && (await lastByte(file, size)) === 0x0a) {
+    if (totalLines >= skip && lines.length < limit) lines.push("");
+    totalLines++;
+  }
   return { lines, totalLines };
+}
+
+async function lastByte(file: string, size: number): Promise<number | undefined> {
+  const handle = await open(file, "r");
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(1), 0, 1, size - 1);
+    return bytesRead === 1 ? buffer[0] : undefined;
+  } finally {
+    await handle.close();
+  }
 }

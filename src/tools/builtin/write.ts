@@ -16,6 +16,10 @@ export interface WriteOutput {
   readonly filePath: string;
   readonly content: string;
   readonly originalFile: string | null;
+  /** Claude Code's diff hunks; a created file has none (an update's are not computed here). */
+  readonly structuredPatch?: readonly [];
+  /** Claude Code's: whether the user changed the content before it was written (never, here). */
+  readonly userModified: false;
 }
 
 export function createWriteTool(): Tool<WriteInput, WriteOutput> {
@@ -39,7 +43,9 @@ export function createWriteTool(): Tool<WriteInput, WriteOutput> {
           type: originalFile === null ? "create" : "update",
           filePath: file,
           content: input.content,
+          ...(originalFile === null ? { structuredPatch: [] as const } : {}),
           originalFile,
+          userModified: false,
         };
       } catch (err) {
         throw asToolError(err, file);
@@ -47,7 +53,7 @@ export function createWriteTool(): Tool<WriteInput, WriteOutput> {
     },
     toModelOutput: (output) =>
       output.type === "create"
-        ? `File created successfully at: ${output.filePath}`
+        ? `File created successfully at: ${output.filePath} (file state is current in your context — no need to Read it back)`
         : `The file ${output.filePath} has been updated.`,
   };
 }
