@@ -1,62 +1,16 @@
 // The published hook packages the real-hooks tests run, and how their docs wire them.
-import { execFile } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-
-/** This repository's node_modules, where the packages are installed as devDependencies. */
-export const MODULES = fileURLToPath(new URL("../../node_modules/", import.meta.url));
-export const BIN = join(MODULES, ".bin/");
 
 /**
  * Hook packages too heavy to be devDependencies (a contributor's `npm install` would download
- * them for two tests): the tests that run them install them here, once, on first use.
- * comment-checker bundles its Go binary for every platform (256 MB).
+ * them for a few tests) are installed on first use: scripts/on-demand.ts.
  */
-export const ON_DEMAND = { "@code-yeongyu/comment-checker": "0.8.0" } as const;
-const CACHE = join(MODULES, ".cache", "gatehouse-test-hooks");
+export { ON_DEMAND, onDemandBin } from "../../scripts/on-demand.js";
 
-/**
- * The bin folder of `name@version` installed in the test cache (`npm install` into a temporary
- * folder renamed into place, so concurrent test files never see half an install; scripts off,
- * as the package's own installer is not what the tests exercise). npm uses its cache, so only the
- * first run on a machine downloads.
- */
-export async function onDemandBin(name: keyof typeof ON_DEMAND): Promise<string> {
-  const version = ON_DEMAND[name];
-  const home = join(CACHE, `${name.replace("/", "+")}@${version}`);
-  const bin = join(home, "node_modules", ".bin/");
-  if (existsSync(bin)) return bin;
-  await mkdir(CACHE, { recursive: true });
-  const staging = await mkdtemp(join(CACHE, ".staging-"));
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
-  try {
-    await promisify(execFile)(
-      "npm",
-      [
-        "install",
-        "--prefix",
-        staging,
-        "--ignore-scripts",
-        "--no-audit",
-        "--no-fund",
-        "--no-save",
-        "--loglevel=error",
-        `${name}@${version}`,
-      ],
-      { env, maxBuffer: 10 * 1024 * 1024 },
-    );
-    await rename(staging, home).catch((error: NodeJS.ErrnoException) => {
-      // Another test file finished first: its install is the same package.
-      if (!existsSync(bin)) throw error;
-    });
-  } finally {
-    await rm(staging, { recursive: true, force: true });
-  }
-  return bin;
-}
+/** This repository's node_modules, where the light hook packages are installed as devDependencies. */
+export const MODULES = fileURLToPath(new URL("../../node_modules/", import.meta.url));
 
 /** One tool call, then a reply that repeats what the model read back from it. */
 export const oneCall = (name: string, input: Record<string, unknown>) => ({
