@@ -30,7 +30,7 @@ In the chat:
   \\ then Enter          continue the prompt on a new line (a paste keeps its lines too)
   Up / Down             earlier prompts of this project (kept in .gatehouse/chat-history.jsonl)
   Ctrl-C                cancel the current turn; at an empty prompt, twice to leave
-  /help /reset /compact /status and plugin commands are answered by the runtime
+  /help /reset /compact /status /permissions and plugin commands are answered by the runtime
 
 Exit status:
     0  the chat ended
