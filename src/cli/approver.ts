@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline";
 import type { ApprovalAnswer, ApprovalDecision, ApprovalRequest, Approver } from "../runtime/types.js";
+import { toolInputFields } from "../tools/input-view.js";
 import type { OutStream } from "./output.js";
 import { terminalLine } from "./terminal.js";
 
@@ -18,13 +19,15 @@ const ALWAYS: Record<string, ApprovalDecision> = {
   project: "allow-always-local",
 };
 
-/** How much of a tool's input is shown above the question. */
-const MAX_INPUT_CHARS = 500;
+/** How much of one field of a tool's input is shown above the question: characters, then lines. */
+const MAX_FIELD_CHARS = 2000;
+const MAX_FIELD_LINES = 30;
 
 /**
  * The terminal's approver (`run` on a terminal, `chat`): it shows the rule an "always" answer
  * would add, asks `Allow <tool>? <title> [y]es / [a]lways (this session) / [p]roject (save to
- * .claude/settings.local.json) / [n]o:` on stderr and reads the answer from stdin; anything
+ * .claude/settings.local.json) / [n]o, then Enter:` on stderr and reads the answer from stdin
+ * (a line: the terminal stays in cooked mode); anything
  * else it asks again, end of input denies. Without a terminal it denies without asking: nobody
  * is there to answer. An aborted signal (the runtime's approval timeout, or the run cancelled)
  * denies and stops reading. Questions from parallel tool calls are asked one at a time.
@@ -40,8 +43,8 @@ export function createTerminalApprover(io: TerminalApproverIO): Approver {
   };
 }
 
-/** Nobody could answer: the audit record says so. */
-const NO_TERMINAL = { decision: "deny", decidedBy: "no-terminal" } as const;
+/** Nobody could answer: the audit record says so, and the model reads that no one could be asked. */
+const NO_TERMINAL = { decision: "nobody", decidedBy: "no-terminal" } as const;
 
 /** stdin already read to its end (the prompt came from it) cannot answer either. */
 export function interactive(io: TerminalApproverIO): boolean {
@@ -56,13 +59,13 @@ function ask(io: TerminalApproverIO, request: ApprovalRequest, signal: AbortSign
   const ANSWERS = rules.length > 0 ? { ...ONCE, ...ALWAYS } : ONCE;
   const choices =
     rules.length > 0
-      ? "[y]es once / [a]lways (this session) / [p]roject (save to .claude/settings.local.json) / [n]o"
-      : "[y]es once / [n]o";
+      ? "[y]es once / [a]lways (this session) / [p]roject (save to .claude/settings.local.json) / [n]o, then Enter"
+      : "[y]es once / [n]o, then Enter";
   // A hook's default title is already the question: not "Allow Bash? Allow Bash?".
   const question = `Allow ${tool}? ${title === `Allow ${tool}?` ? "" : `${title} `}${choices}: `;
   const always = rules.length > 0 ? `"always" adds: ${rules.join(", ")}` : undefined;
-  const details = [request.description, inputSummary(request.params), always]
-    .filter((line): line is string => line !== undefined && terminalLine(line) !== "")
+  const lines = (text: string | undefined) => (text === undefined || terminalLine(text) === "" ? [] : [text]);
+  const details = [...lines(request.description), ...inputLines(request.params), ...lines(always)]
     .map((line) => `  ${terminalLine(line)}\n`)
     .join("");
 
@@ -91,13 +94,18 @@ function ask(io: TerminalApproverIO, request: ApprovalRequest, signal: AbortSign
   });
 }
 
-function inputSummary(params: unknown): string | undefined {
-  if (params === undefined) return undefined;
-  let text: string;
-  try {
-    text = JSON.stringify(params) ?? "";
-  } catch {
-    return undefined;
-  }
-  return text.length > MAX_INPUT_CHARS ? `${text.slice(0, MAX_INPUT_CHARS)}…` : text;
+/**
+ * The tool's input as the person reads it (as the console shows it): a field a line, a string as
+ * written (a Write's content with its line breaks, under its name), secrets masked; each line is
+ * sanitized on its way to the screen.
+ */
+function inputLines(params: unknown): string[] {
+  return toolInputFields(params, MAX_FIELD_CHARS).flatMap(({ name, text }) => {
+    // A final line break ends the last line; it does not start another.
+    const lines = text.replace(/\r?\n$/, "").split(/\r?\n/);
+    if (lines.length === 1) return [`${name}: ${text}`];
+    const shown = lines.slice(0, MAX_FIELD_LINES).map((line) => `  ${line}`);
+    const left = lines.length - shown.length;
+    return [`${name}:`, ...shown, ...(left > 0 ? [`  … (${left} more lines)`] : [])];
+  });
 }

@@ -12,6 +12,7 @@ import { BRACKETED_PASTE_OFF, BRACKETED_PASTE_ON, MultilineComposer } from "./ch
 import { ENVIRONMENT_HELP, EXIT } from "./exit.js";
 import { createCliLogger, type OutStream } from "./output.js";
 import { addPermissionOptions, type PermissionCliFlags } from "./permission-flags.js";
+import { projectOptions } from "./run-command.js";
 import { retryText, runEndLine } from "./run-end.js";
 import { exitCodeFor, ignoreClosedTerminal, leaveBy, onSignals, type StopSignal } from "./signals.js";
 import { HELD, LOCK_WAIT, StatusLine } from "./status-line.js";
@@ -30,7 +31,7 @@ In the chat:
   \\ then Enter          continue the prompt on a new line (a paste keeps its lines too)
   Up / Down             earlier prompts of this project (kept in .gatehouse/chat-history.jsonl)
   Ctrl-C                cancel the current turn; at an empty prompt, twice to leave
-  /help /reset /compact /status and plugin commands are answered by the runtime
+  /help /reset /compact /status /permissions and plugin commands are answered by the runtime
 
 Exit status:
     0  the chat ended
@@ -59,7 +60,7 @@ export interface ChatFlags extends PermissionCliFlags {
 }
 
 export function registerChatCommand(program: Command): void {
-  const chat = program
+  const chat: Command = program
     .command("chat")
     .summary("an interactive session in the terminal")
     .description(
@@ -67,13 +68,8 @@ export function registerChatCommand(program: Command): void {
     )
     .option("--session <id>", "resume this session, or start one with this id (default: a new session)")
     .option("-c, --continue", "continue the most recent session of this project")
-    .option("-r, --resume [id]", "resume a session: this one, or pick one from a list (on a terminal)")
-    .option("-m, --model <spec>", 'model spec, e.g. openai:gpt-4o or scripted:echo (overrides gatehouse.json "model")')
-    .option("--config <file>", "config file (default: ./gatehouse.json, if present)")
-    .option("--data-dir <dir>", "data folder for the default SQLite store (default: ./.gatehouse)")
-    .option("--settings <file|json>", "command hooks settings (a file, or inline JSON), read after gatehouse.json's")
-    .option("--system-prompt <text>", 'the system prompt, instead of gatehouse.json "systemPrompt"')
-    .option("--append-system-prompt <text>", "text added after the system prompt")
+    .option("-r, --resume [id]", "resume a session: this one, or pick one from a list (on a terminal)");
+  projectOptions(chat)
     .option("--max-turns <n>", 'model calls per turn at most (gatehouse.json "maxSteps", default 25)')
     .option("--verbose", "log model calls, tool calls and hook decisions to stderr (metadata, never content)");
   addPermissionOptions(chat)

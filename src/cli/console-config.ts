@@ -2,13 +2,13 @@
 // `gatehouse plugins inspect`, `gatehouse hooks list` and `gatehouse config` print with, so it
 // lists the same things and masks secrets exactly as they do. Loaded by serve-run.ts only.
 
+import { permissionListing } from "../permissions/listing.js";
 import type { Gatehouse } from "../runtime/gatehouse.js";
 import type { ConfigurationReport } from "../server/index.js";
 import type { StoreOptions } from "../store/index.js";
 import { projectConfiguration } from "./config.js";
 import { shownPath } from "./format.js";
 import { describeHandler, inRunOrder } from "./hooks.js";
-import { permissionListing } from "./permissions.js";
 import { buildReport } from "./plugins.js";
 import type { CommandIO, ProjectFlags } from "./project.js";
 import type { PreparedGatehouse } from "./run.js";
@@ -18,7 +18,7 @@ export function permissionRules(
   prepared: PreparedGatehouse,
   io: Pick<CommandIO, "cwd">,
 ): ConfigurationReport["permissions"] {
-  const listing = permissionListing(prepared.permissions, (f) => shownPath(io.cwd, f));
+  const listing = permissionListing(prepared.permissions, io.cwd);
   const from = listing.modeFrom === "default" ? "the default" : `from ${listing.modeFrom}`;
   const none = listing.rules.length === 0 ? "no rules; " : "";
   return { rules: listing.rules, note: `${none}mode ${listing.mode} (${from})` };

@@ -1,5 +1,6 @@
 // Text helpers for the listing commands: pure functions.
-import { isAbsolute, relative } from "node:path";
+export { shownPath } from "../core/shown-path.js";
+
 import { oneLine } from "../core/text.js";
 import { terminalText } from "./terminal.js";
 
@@ -58,11 +59,4 @@ export function parseSince(value: string, now: Date): Date | undefined {
   if (!/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/i.test(trimmed)) return undefined;
   const at = new Date(trimmed);
   return Number.isNaN(at.getTime()) ? undefined : at;
-}
-
-/** A path shown relative to `cwd` when it is inside it (`plugins/a.ts`), else as it is. */
-export function shownPath(cwd: string, file: string): string {
-  if (!isAbsolute(file)) return file;
-  const rel = relative(cwd, file);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file;
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Start-up stays light: only commander and the version are loaded here. Each command imports
 // what it needs (runtime, store, providers, MCP) when it runs, so `--version` and `--help` are fast.
-import { Command, CommanderError, Option } from "commander";
+import { Command, CommanderError } from "commander";
 import { VERSION } from "../version.js";
-import { ENVIRONMENT_HELP, EXIT, EXIT_CODES_HELP, PROGRAM_EXIT_CODES_HELP } from "./exit.js";
+import { ENVIRONMENT_HELP, EXIT, PROGRAM_EXIT_CODES_HELP } from "./exit.js";
+import { defineRunCommand } from "./run-command.js";
 
 const program = new Command()
   .name("gatehouse")
@@ -14,71 +15,40 @@ const program = new Command()
   .showHelpAfterError("(add --help for usage)")
   .addHelpText("after", `${PROGRAM_EXIT_CODES_HELP}\n${ENVIRONMENT_HELP}`);
 
-const run = program
-  .command("run")
-  .summary("run one turn and print the reply")
-  .description(
-    'Run one turn and print the reply. The prompt comes from -p or, without it, from all of stdin.\nData is kept in ./.gatehouse unless --data-dir (or gatehouse.json "store") says otherwise.',
-  )
-  .option("-p, --prompt <prompt>", "the prompt (default: read stdin to the end)")
-  .option("--session <id>", "continue this session, or start one with this id (default: a new session)")
-  .option("-c, --continue", "continue the most recent session of this project")
-  .option("-r, --resume <id>", "continue this session (it must exist)")
-  .option("-m, --model <spec>", 'model spec, e.g. openai:gpt-4o or scripted:echo (overrides gatehouse.json "model")')
-  .option("--config <file>", "config file (default: ./gatehouse.json, if present)")
-  .option("--data-dir <dir>", "data folder for the default SQLite store (default: ./.gatehouse)")
-  .option("--settings <file|json>", "command hooks settings (a file, or inline JSON), read after gatehouse.json's")
-  .option("--system-prompt <text>", 'the system prompt, instead of gatehouse.json "systemPrompt"')
-  .option("--append-system-prompt <text>", "text added after the system prompt")
-  .option(
-    "--max-turns <n>",
-    'model calls at most; past it the run ends as max_steps (gatehouse.json "maxSteps", default 25)',
-  )
-  .addOption(new Option("--trigger <trigger>", "what started the run").choices(["user", "cron", "api"]).default("user"))
-  .option("--job-id <id>", "the job this run belongs to (for cron and api triggers)")
-  .addOption(
-    new Option(
-      "--output-format <format>",
-      "text: the reply; json: claude -p's result object, as one line; stream-json: claude -p's messages (system, assistant, user, result), one a line; gatehouse-events: every run event, one a line",
-    ).choices(["text", "json", "stream-json", "gatehouse-events"]),
-  )
-  .option("--json", "the same as --output-format json")
-  .option("--verbose", "log model calls, tool calls and hook decisions to stderr (metadata, never content)")
-  .addHelpText("after", `${EXIT_CODES_HELP}\n${ENVIRONMENT_HELP}`)
-  .action(async (flags) => {
-    const [{ runCommand }, signals] = await Promise.all([import("./run.js"), import("./signals.js")]);
-    const controller = new AbortController();
-    let received: import("./signals.js").StopSignal | undefined;
-    // The first Ctrl-C, SIGTERM or SIGHUP cancels the run cleanly (its processes are stopped and
-    // the run is recorded); a second one stops at once, SIGKILLing every process group first.
-    const off = signals.onStopSignals((signal) => {
-      if (received !== undefined) signals.stopNow(signal);
-      received = signal;
-      if (signal === "SIGHUP") signals.ignoreClosedTerminal();
-      // Aborting first: the run's watcher ends a streamed line, so the notice gets a line of its own.
-      controller.abort();
-      process.stderr.write(
-        signal === "SIGINT"
-          ? "gatehouse: cancelling the run (Ctrl-C again to stop at once)\n"
-          : `gatehouse: ${signal}: cancelling the run (a second signal stops at once)\n`,
-      );
-    });
-    try {
-      const code = await runCommand(flags, {
-        cwd: process.cwd(),
-        env: process.env,
-        stdin: process.stdin,
-        stdout: process.stdout,
-        stderr: process.stderr,
-        signal: controller.signal,
-      });
-      process.exitCode = code;
-    } finally {
-      off();
-    }
-    // Ended by SIGTERM or SIGHUP: the run was cancelled and recorded; the process ends by the signal.
-    if (received === "SIGTERM" || received === "SIGHUP") await signals.leaveBy(received);
+const run = defineRunCommand(program).action(async (flags) => {
+  const [{ runCommand }, signals] = await Promise.all([import("./run.js"), import("./signals.js")]);
+  const controller = new AbortController();
+  let received: import("./signals.js").StopSignal | undefined;
+  // The first Ctrl-C, SIGTERM or SIGHUP cancels the run cleanly (its processes are stopped and
+  // the run is recorded); a second one stops at once, SIGKILLing every process group first.
+  const off = signals.onStopSignals((signal) => {
+    if (received !== undefined) signals.stopNow(signal);
+    received = signal;
+    if (signal === "SIGHUP") signals.ignoreClosedTerminal();
+    // Aborting first: the run's watcher ends a streamed line, so the notice gets a line of its own.
+    controller.abort();
+    process.stderr.write(
+      signal === "SIGINT"
+        ? "gatehouse: cancelling the run (Ctrl-C again to stop at once)\n"
+        : `gatehouse: ${signal}: cancelling the run (a second signal stops at once)\n`,
+    );
   });
+  try {
+    const code = await runCommand(flags, {
+      cwd: process.cwd(),
+      env: process.env,
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      signal: controller.signal,
+    });
+    process.exitCode = code;
+  } finally {
+    off();
+  }
+  // Ended by SIGTERM or SIGHUP: the run was cancelled and recorded; the process ends by the signal.
+  if (received === "SIGTERM" || received === "SIGHUP") await signals.leaveBy(received);
+});
 
 /** The other commands, in `--help` order; each module is loaded only to register its command. */
 const COMMANDS: Record<string, () => Promise<void>> = {

@@ -1,3 +1,4 @@
+import { listingLines, permissionListing } from "../permissions/listing.js";
 import type { PluginCommand } from "../plugins/define.js";
 import { compact } from "./compaction.js";
 import type { RuntimeDeps } from "./deps.js";
@@ -41,6 +42,12 @@ const BUILT_IN: Record<string, Command> = {
         return `Compaction was blocked by a policy (${result.pluginId})${why}`;
       }
       return `Compacted ${result.compactedCount} messages into a summary.`;
+    },
+  },
+  permissions: {
+    description: 'list the permission rules in force (with this session\'s "always" rules) and the mode',
+    async run(_args, { deps, state }) {
+      return listingLines(permissionListing(deps.permissions, deps.config.cwd, state.sessionId)).join("\n");
     },
   },
   status: {

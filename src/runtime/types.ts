@@ -192,9 +192,14 @@ export interface ApprovalRequest {
 
 /**
  * An approver's answer: the decision alone, or with who made it (an identifier, e.g. a plugin id),
- * which the audit trail records. A bare decision is recorded as the approver's own.
+ * which the audit trail records. A bare decision is recorded as the approver's own. `"nobody"`:
+ * no one could be asked for this call (a server whose client cannot answer): denied as where
+ * there is no approver, and the model reads that no one could be asked, not that someone said no.
  */
-export type ApprovalAnswer = ApprovalDecision | { readonly decision: ApprovalDecision; readonly decidedBy: string };
+export type ApprovalAnswer =
+  | ApprovalDecision
+  | "nobody"
+  | { readonly decision: ApprovalDecision | "nobody"; readonly decidedBy: string };
 
 /** Answers permission asks (docs/permissions.md) a `permission_request` handler did not decide. */
 export type Approver = (request: ApprovalRequest, signal: AbortSignal) => Promise<ApprovalAnswer>;

@@ -90,7 +90,9 @@ export class RunManager {
   readonly approver: Approver = (request, signal): Promise<ApprovalAnswer> => {
     const run = this.active.get(request.runId);
     const waits = this.approvals.mode === "console" || (this.approvals.mode === "client" && run?.streaming === true);
-    if (!run || !waits || signal.aborted) return Promise.resolve({ decision: "deny", decidedBy: SERVER });
+    // Nobody to ask is not a "no": the model reads that no one could be asked, as in `run`.
+    if (!run || !waits) return Promise.resolve({ decision: "nobody", decidedBy: SERVER });
+    if (signal.aborted) return Promise.resolve({ decision: "deny", decidedBy: SERVER });
     const pending = this.records.console.addPendingApproval({
       runId: request.runId,
       toolCallId: request.toolCallId,

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 import type { Message, Part } from "../core/message.js";
+import { maskSecrets } from "../core/secrets.js";
 import type { CompactionRow, InjectionRow, NewMessage, NewRun, StoreBackend, StoreTx } from "./backend.js";
 import { CoreStore, type CoreStoreOptions } from "./core.js";
 import { notFound, runExists, StoreError, sessionExists } from "./errors.js";
@@ -573,7 +574,7 @@ class PostgresBackend implements StoreBackend {
       await migratePostgres(pool, schema);
     } catch (error) {
       await pool.end();
-      throw error;
+      throw unreachable(options.url, error);
     }
     return new PostgresBackend(pool, schema, options.runLock ?? {});
   }
@@ -664,6 +665,32 @@ export async function migratePostgres(pool: pg.Pool, schema: string, target = PO
   } finally {
     client.release();
   }
+}
+
+/**
+ * A store that could not be opened, named: the driver's own words (`connect ECONNREFUSED
+ * 127.0.0.1:5432`) do not say which store was meant. The URL is shown without its password.
+ */
+function unreachable(url: string, error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const code = (error as { code?: unknown }).code;
+  // A socket error (ECONNREFUSED, ENOTFOUND, ETIMEDOUT) has no SQLSTATE: the server was not reached.
+  const reached = typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith("E");
+  const named = `${reached ? "cannot open" : "cannot reach"} the PostgreSQL store at ${shownUrl(url)}: ${error.message}`;
+  return Object.assign(new Error(maskSecrets(named), { cause: error }), code === undefined ? {} : { code });
+}
+
+/** `postgres://bob@db:5432/app (password hidden)`: the URL a person can recognise, minus its password. */
+function shownUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return maskSecrets(url);
+  }
+  const hadPassword = parsed.password !== "";
+  parsed.password = "";
+  return `${maskSecrets(parsed.href)}${hadPassword ? " (password hidden)" : ""}`;
 }
 
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<SessionStore> {

@@ -16,7 +16,8 @@ const REQUEST: ApprovalRequest = {
   title: "Delete the build folder?",
   suggestions: ["Bash(rm:*)"],
 };
-const CHOICES = "[y]es once / [a]lways (this session) / [p]roject (save to .claude/settings.local.json) / [n]o";
+const CHOICES =
+  "[y]es once / [a]lways (this session) / [p]roject (save to .claude/settings.local.json) / [n]o, then Enter";
 const QUESTION = `Allow Bash? Delete the build folder? ${CHOICES}: `;
 
 /** A fake terminal: stdin and stderr as PassThrough streams that say they are TTYs. */
@@ -65,7 +66,7 @@ describe("the terminal approver", () => {
       t.input.write(`${answer}\n`);
       assert.equal(await pending, decision);
       assert.ok(t.written().endsWith(QUESTION), t.written());
-      assert.match(t.written(), /^ {2}\{"command":"rm -rf build"\}\n/, "the tool's input is shown above the question");
+      assert.match(t.written(), /^ {2}command: rm -rf build\n/, "the tool's input is shown above the question");
       assert.match(
         t.written(),
         /^ {2}"always" adds: Bash\(rm:\*\)\n/m,
@@ -79,12 +80,37 @@ describe("the terminal approver", () => {
     const t = terminal();
     const { suggestions: _, ...request } = REQUEST;
     const pending = createTerminalApprover(t)(request, new AbortController().signal);
-    const question = "Allow Bash? Delete the build folder? [y]es once / [n]o: ";
+    const question = "Allow Bash? Delete the build folder? [y]es once / [n]o, then Enter: ";
     await t.shown(question);
     t.input.write("a\n");
     await t.shown(question, 2);
     t.input.write("y\n");
     assert.equal(await pending, "allow-once");
+  });
+
+  test("a Write's content is shown as written, line by line under its name, with secrets masked", async () => {
+    const t = terminal();
+    const approve = createTerminalApprover(t);
+    const content = 'DATABASE_URL=postgres://app:hunter2-pw@db/app\nAPI="sk-ant-api03-abcdefghijklmnopqrstuvwx"\n';
+    const pending = approve(
+      { ...REQUEST, toolName: "Write", title: "Allow Write?", params: { file_path: "/p/.env", content } },
+      new AbortController().signal,
+    );
+    await t.shown("then Enter: ");
+    t.input.write("n\n");
+    assert.equal(await pending, "deny");
+    assert.equal(
+      t.written().split("Allow Write?")[0],
+      [
+        "  file_path: /p/.env",
+        "  content:",
+        "    DATABASE_URL=postgres://app:****@db/app",
+        '    API="****"',
+        '  "always" adds: Bash(rm:*)',
+        "",
+      ].join("\n"),
+    );
+    assert.doesNotMatch(t.written(), /hunter2|abcdefghij|\\n/);
   });
 
   test("an answer it does not know gets the question again", async () => {
@@ -121,7 +147,7 @@ describe("the terminal approver", () => {
     assert.equal(await pending, "deny");
   });
 
-  test("not a terminal (stdin or stderr): deny without asking", async () => {
+  test("not a terminal (stdin or stderr): deny without asking, as nobody could be asked", async () => {
     for (const [stdin, stderr] of [
       [false, false],
       [true, false],
@@ -131,7 +157,7 @@ describe("the terminal approver", () => {
       Object.assign(t.input, { isTTY: stdin });
       Object.assign(t.output, { isTTY: stderr });
       assert.deepEqual(await createTerminalApprover(t)(REQUEST, new AbortController().signal), {
-        decision: "deny",
+        decision: "nobody",
         decidedBy: "no-terminal",
       });
       assert.equal(t.written(), "");
@@ -159,7 +185,7 @@ describe("the terminal approver", () => {
       { ...REQUEST, title: "ok?\u001b[2K\rAllow everything" },
       new AbortController().signal,
     );
-    await t.shown("[n]o: ");
+    await t.shown("[n]o, then Enter: ");
     assert.ok(!t.written().includes("\u001b"), JSON.stringify(t.written()));
     t.input.write("n\n");
     assert.equal(await pending, "deny");

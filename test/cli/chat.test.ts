@@ -601,14 +601,14 @@ describe("chatSession on a terminal", () => {
     const done = session(term, { gatehouse: gh, approvals, color: false });
     term.type("go\r");
     // A hook's ask: no rule would stop it asking again, so "always" is not offered.
-    await term.until("Allow Echo? Echo something? [y]es once / [n]o: ");
+    await term.until("Allow Echo? Echo something? [y]es once / [n]o, then Enter: ");
     term.type("y\r");
     await term.until(/tool said \{"echoed":"ping"\}/);
     assert.match(plain(term.shown), /✓ Echo\(ping\)/);
 
     const mark = term.shown.length;
     term.type("go\r");
-    await term.until("[y]es once / [n]o: ", mark);
+    await term.until("[y]es once / [n]o, then Enter: ", mark);
     term.type("n\r");
     await term.until("✗ Echo — The Echo call was not approved.", mark);
     await term.until(/tool said The Echo call was not approved\./, mark);

@@ -63,7 +63,7 @@ describe("permission asks in gatehouse chat", () => {
     tmux("new-session", "-d", "-s", "chat", "-x", "200", "-y", "50", "-c", cwd, command);
     try {
       tmux("send-keys", "-t", "chat", "first", "Enter");
-      const asked = await until(/Allow Bash\?.*\[p\]roject.*\[n\]o:/);
+      const asked = await until(/Allow Bash\?.*\[p\]roject.*\[n\]o, then Enter:/);
       assert.match(asked, /"always" adds: Bash\(npm test:\*\)/);
       tmux("send-keys", "-t", "chat", "p", "Enter");
       await until(/tested: ok/);

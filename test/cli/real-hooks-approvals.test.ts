@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { gatehouse, tempProjects } from "./helpers.js";
 import { gatehouseOnTerminal } from "./project-helpers.js";
-import { BIN, claudeQol, qolDecisions, settings } from "./real-hooks-helpers.js";
+import { claudeQol, onDemandBin, qolDecisions, settings } from "./real-hooks-helpers.js";
 
 describe("@torka/claude-qol@0.3.0 auto-approve (PreToolUse allow / deny / ask) runs unchanged", {
   concurrency: 3,
@@ -66,7 +66,9 @@ describe("vibesafu@0.1.27 (PermissionRequest) answers the approvals another hook
    */
   const project = async (command: string) => {
     const cwd = await fresh(claudeQol(command));
-    const home = await fresh({ ".claude/settings.json": settings("PermissionRequest", "*", `"${BIN}vibesafu" check`) });
+    const home = await fresh({
+      ".claude/settings.json": settings("PermissionRequest", "*", `"${await onDemandBin("vibesafu")}vibesafu" check`),
+    });
     return { cwd, home };
   };
 

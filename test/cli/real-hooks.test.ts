@@ -1,6 +1,6 @@
 // Real Claude Code hooks published on npm that guard tool calls or give feedback, run unchanged
-// through `gatehouse run`: each package is a devDependency (a heavy one is installed on first use
-// into a test cache, see ON_DEMAND), configured in the temp project's .claude/settings.json as
+// through `gatehouse run`: each package is installed on first use into a cache (see ON_DEMAND in
+// scripts/on-demand.ts), configured in the temp project's .claude/settings.json as
 // its docs say, the command pointing at the installed bin. The model is scripted; `{{lastToolResult}}` echoes what the model read back
 // from the tool call, so the reply proves what a hook's answer made of it.
 import assert from "node:assert/strict";
@@ -8,12 +8,15 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { before, describe, test } from "node:test";
 import { gatehouse, tempProjects } from "./helpers.js";
-import { BIN, onDemandBin, oneCall, settings } from "./real-hooks-helpers.js";
+import { onDemandBin, oneCall, settings } from "./real-hooks-helpers.js";
 
 describe("cc-safety-net@2.4.5 (PreToolUse guard) runs unchanged", { concurrency: 2 }, () => {
   const fresh = tempProjects();
   // Its Claude Code integration runs `npx -y cc-safety-net hook --claude-code`; the same bin, installed.
-  const hook = `"${BIN}cc-safety-net" hook --claude-code`;
+  let hook = "";
+  before(async () => {
+    hook = `"${await onDemandBin("cc-safety-net")}cc-safety-net" hook --claude-code`;
+  });
   const project = (script: object, files: Record<string, unknown> = {}) =>
     fresh({
       "s.json": script,

@@ -4,7 +4,7 @@ import { describe, test } from "node:test";
 import { PACKAGE_NAME, VERSION } from "../../src/version.js";
 
 /** What `gatehouse --version` and `--help` may load: everything else waits for a command's action. */
-const ALLOWED = new Set(["commander", "../version.js", "./exit.js"]);
+const ALLOWED = new Set(["commander", "../version.js", "./exit.js", "./run-command.js"]);
 
 async function staticImports(relative: string): Promise<string[]> {
   const source = await readFile(new URL(relative, import.meta.url), "utf8");
@@ -12,11 +12,12 @@ async function staticImports(relative: string): Promise<string[]> {
 }
 
 describe("CLI start-up stays lazy", () => {
-  test("main.ts imports only commander, the version and the exit codes at load time", async () => {
+  test("main.ts imports only commander, the version, the exit codes and run's flags at load time", async () => {
     const imports = await staticImports("../../src/cli/main.ts");
     assert.ok(imports.includes("commander"));
     for (const specifier of imports) assert.ok(ALLOWED.has(specifier), `main.ts imports ${specifier} eagerly`);
     assert.deepEqual(await staticImports("../../src/cli/exit.ts"), []);
+    assert.deepEqual(await staticImports("../../src/cli/run-command.ts"), ["commander", "./exit.js"]);
   });
 
   test("version.ts imports nothing and holds package.json's version and name", async () => {

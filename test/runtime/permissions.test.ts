@@ -41,6 +41,28 @@ describe("permissions in the tool door", () => {
     assert.deepEqual(bash.ran, ["npm test", "npm test -- -t x", "rm -rf important", "npm test"]);
   });
 
+  test('/permissions lists the rules in force, as `gatehouse permissions` does, with this session\'s "always" rules', async () => {
+    const bash = fakeBash();
+    const { approver } = approverAnswering("allow-always");
+    const { gatehouse, calls } = testGatehouse(bashEcho, {
+      tools: [bash.tool],
+      approver,
+      permissions: { deny: ["Bash(rm:*)"], allow: ["Read"] },
+    });
+    const first = await gatehouse.run({ prompt: "npm test" });
+    const modelCalls = calls.length;
+    const listed = await gatehouse.run({ prompt: "/permissions", sessionId: first.sessionId });
+    assert.equal(calls.length, modelCalls, "answered by the runtime, not the model");
+    const lines = (listed.reply ?? "").split("\n");
+    assert.equal(lines[0], "mode: default (the default)");
+    assert.match(lines[1] ?? "", /^deny {3}Bash\(rm:\*\) +library$/);
+    assert.match(lines[2] ?? "", /^allow {2}Read +library$/);
+    assert.match(lines[3] ?? "", /^allow {2}Bash\(npm test:\*\) +session$/);
+    assert.match(lines[4] ?? "", /^allow {2}Bash read-only: .* built-in$/);
+    const other = await gatehouse.run({ prompt: "/permissions" });
+    assert.doesNotMatch(other.reply ?? "", /npm test/, "another session's answers are not its rules");
+  });
+
   test("a remembered allow never beats a deny: a deny rule, a before_tool_call block, a permission_request deny", async () => {
     const bash = fakeBash();
     const { asked, approver } = approverAnswering("allow-always");

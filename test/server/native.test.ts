@@ -225,7 +225,7 @@ describe("native API: cancel, approvals, holdback, run limits", () => {
     await server.gatehouse.close();
   });
 
-  test("approvals by default: denied at once (nobody waits), visible as an event, recorded in the audit trail", async () => {
+  test("approvals by default: denied at once as nobody could be asked (not 'not approved'), visible as an event, audited", async () => {
     const server = await startTestServer(SCRIPT, { tools: [echoTool], plugins: [asker] });
     try {
       const session = await api(server, "POST", "/v1/sessions", { body: {} });
@@ -234,14 +234,20 @@ describe("native API: cancel, approvals, holdback, run limits", () => {
       );
       const types = streamed.map((e) => e.type);
       assert.ok(types.includes("approval-requested"));
-      assert.ok(types.includes("tool-blocked"));
       assert.ok(!types.includes("tool-call"), "the tool did not run");
+      // What the model reads is what `run` says with nobody to ask: nobody said no.
+      const blocked = streamed.find((e) => e.type === "tool-blocked");
+      assert.equal(
+        blocked?.type === "tool-blocked" && blocked.message,
+        "Permission to use Echo was denied (it needs approval in default mode, and no one can be asked here).",
+      );
       const audit = await api(server, "GET", `/v1/audit?sessionId=${session.body.id}`);
       assert.ok(
         audit.body.data.some(
           (r: { hook: string; outcome: string; pluginId: string }) =>
-            r.hook === "approval" && r.outcome === "deny" && r.pluginId === "server",
+            r.hook === "permission" && r.outcome === "deny" && r.pluginId === "server",
         ),
+        JSON.stringify(audit.body.data),
       );
     } finally {
       await server.close();

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { openStore, resolveStoreOptions, StoreError } from "../../src/store/index.js";
@@ -74,6 +75,27 @@ describe("choosing a store", () => {
     } finally {
       dir.remove();
     }
+  });
+
+  test("a PostgreSQL store that is down is named in the error, its URL without the password", async () => {
+    // A loopback port nothing listens on: bound, then released.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const url = `postgres://bob:s3cret-pw@127.0.0.1:${port}/app`;
+    const error = await openStore(resolveStoreOptions({ database: url, env: {} })).then(
+      () => assert.fail("the store opened"),
+      (e: unknown) => e as Error & { code?: string },
+    );
+    assert.equal(
+      error.message,
+      `cannot reach the PostgreSQL store at postgres://bob@127.0.0.1:${port}/app (password hidden): connect ECONNREFUSED 127.0.0.1:${port}`,
+    );
+    assert.equal(error.code, "ECONNREFUSED");
+    assert.doesNotMatch(String(error.stack), /s3cret-pw/);
   });
 
   test("a postgres store opens from its URL and reports its kind", { skip: PG_URL ? undefined : PG_SKIP }, async () => {

@@ -185,6 +185,7 @@ async function askApprover(
     return deny(deps, state, ask, answer, APPROVER, undefined, "approval");
   const choice = typeof answer === "string" ? answer : answer.decision;
   const decidedBy = typeof answer === "string" ? APPROVER : answer.decidedBy;
+  if (choice === "nobody") return deny(deps, state, ask, "nobody", decidedBy, suggestions);
   if (choice === "deny") return deny(deps, state, ask, "user", decidedBy, undefined, "approval");
   if (choice === "allow-always" || choice === "allow-always-local") {
     // "Always" is the rules the person was shown, never the whole tool.

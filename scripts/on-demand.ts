@@ -1,0 +1,85 @@
+// Packages a contributor's `npm install` does not download: the linter (one native binary of
+// ~96 MB) and the heavy packages only some tests run (real hook packages, the openai client).
+// Whoever needs one installs it here, once, on first use (pinned versions, npm's cache behind it).
+//
+//   tsx scripts/on-demand.ts PACKAGE BIN [ARGS...]     runs BIN of PACKAGE (npm run lint does)
+import { execFile, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { npmInstallArgs } from "../src/command-hooks/claude-plugins.js";
+
+/** The pinned versions: the one place they are written. */
+export const ON_DEMAND = {
+  "@biomejs/biome": "2.6.8",
+  "@code-yeongyu/comment-checker": "0.8.0",
+  "cc-safety-net": "2.4.5",
+  vibesafu: "0.1.27",
+  // OpenClaw plugins (issue 29): oh-my-openclaw, and openclaw-mem0 with the mem0ai SDK behind it.
+  "@happycastle/oh-my-openclaw": "0.21.3",
+  "@mem0/openclaw-mem0": "1.0.16",
+  // Claude Code plugins (a marketplace at the package root) and hook packages of issue 29.
+  "ecc-universal": "2.0.0",
+  "selfish-pipeline": "1.3.0",
+  "tdd-guard": "1.7.0",
+  "gh-setup-hooks": "2.1.0",
+} as const;
+export type OnDemandPackage = keyof typeof ON_DEMAND;
+
+const CACHE = fileURLToPath(new URL("../node_modules/.cache/gatehouse-test-hooks/", import.meta.url));
+
+/** The folder `name` is installed in (its node_modules/ and node_modules/.bin/ are inside). */
+const home = (name: OnDemandPackage) => join(CACHE, `${name.replace("/", "+")}@${ON_DEMAND[name]}`);
+
+/**
+ * Installs `name` at its pinned version unless it is there, and returns its install folder.
+ * `npm install` runs into a temporary folder renamed into place, so concurrent callers never see
+ * half an install; scripts stay off (a package's own installer is not what we run).
+ */
+export async function installOnDemand(name: OnDemandPackage): Promise<string> {
+  const target = home(name);
+  if (existsSync(join(target, "node_modules", name, "package.json"))) return target;
+  await mkdir(CACHE, { recursive: true });
+  const staging = await mkdtemp(join(CACHE, ".staging-"));
+  // npm_* variables of an enclosing `npm run` would point this install at the repository.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+  try {
+    await promisify(execFile)("npm", npmInstallArgs(staging, `${name}@${ON_DEMAND[name]}`), {
+      env,
+      maxBuffer: 10 * 1024 * 1024,
+    });
+    await rename(staging, target).catch((error: NodeJS.ErrnoException) => {
+      // Another caller finished first: its install is the same package.
+      if (!existsSync(join(target, "node_modules", name, "package.json"))) throw error;
+    });
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  return target;
+}
+
+/** The bin folder (with a trailing slash) of an on-demand package, installed if needed. */
+export const onDemandBin = async (name: OnDemandPackage) =>
+  `${join(await installOnDemand(name), "node_modules", ".bin")}/`;
+
+/** The folder of the package itself (its package.json inside), installed if needed. */
+export const onDemandPackage = async (name: OnDemandPackage) =>
+  join(await installOnDemand(name), "node_modules", ...name.split("/"));
+
+const isKnown = (name: string | undefined): name is OnDemandPackage => name !== undefined && name in ON_DEMAND;
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const [name, bin, ...args] = process.argv.slice(2);
+  if (!isKnown(name) || bin === undefined) {
+    console.error(
+      `usage: tsx scripts/on-demand.ts PACKAGE BIN [ARGS...]; PACKAGE is one of ${Object.keys(ON_DEMAND).join(", ")}`,
+    );
+    process.exit(2);
+  }
+  const folder = await onDemandBin(name);
+  const result = spawnSync(join(folder, bin), args, { stdio: "inherit" });
+  if (result.error) throw result.error;
+  process.exit(result.status ?? 1);
+}
