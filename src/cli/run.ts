@@ -10,6 +10,7 @@ import { untrustedNotice, type WorkspaceTrust } from "../config/trust.js";
 import { ModelSpecError } from "../models/errors.js";
 import { unconfiguredModel } from "../models/unconfigured.js";
 import type { PermissionPolicy } from "../permissions/index.js";
+import { maskSecrets } from "../core/secrets.js";
 import { denialText } from "../runtime/doors/tool.js";
 import type { Approver, RunResult } from "../runtime/types.js";
 import type { BashSandbox } from "../sandbox/bash.js";
@@ -108,7 +109,8 @@ async function runTurn(flags: RunFlags, io: CliIO, log: CliLogger): Promise<Exit
             io.stdout,
             {
               cwd: io.cwd,
-              model: prepared.settings.model ?? "",
+              // The spec may carry credentials (a URL's password); the messages name the model, masked.
+              model: maskSecrets(prepared.settings.model ?? ""),
               permissionMode: prepared.permissions.mode,
               tools,
               subagents,

@@ -670,6 +670,8 @@ test("chat.ts loads nothing heavy when main.ts registers it at start-up", async 
     "./status-line.js",
     "../core/secrets.js",
     "./chat-input.js",
+    // run's and chat's shared commander options (commander and the exit codes): main.ts loads it at start-up anyway.
+    "./run-command.js",
   ]);
   for (const specifier of eager) assert.ok(specifier.startsWith("node:") || light.has(specifier), specifier);
   // The multi-line composer and history file: node built-ins only.

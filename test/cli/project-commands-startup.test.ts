@@ -13,6 +13,8 @@ const LIGHT = new Set([
   "./terminal.js",
   "../version.js",
   "../core/text.js",
+  // node:path only: how a path is shown (relative inside the project).
+  "../core/shown-path.js",
 ]);
 const MODULES = ["sessions", "audit", "plugins", "config", "mcp", "init", "serve", "common", "format"];
 
