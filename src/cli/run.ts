@@ -7,10 +7,10 @@ import { type Diagnostic, formatDiagnostic } from "../command-hooks/diagnostics.
 import { MODEL_ENV, type ResolvedSettings } from "../config/index.js";
 import type { GatehouseConfig } from "../config/schema.js";
 import { untrustedNotice, type WorkspaceTrust } from "../config/trust.js";
+import { maskSecrets } from "../core/secrets.js";
 import { ModelSpecError } from "../models/errors.js";
 import { unconfiguredModel } from "../models/unconfigured.js";
 import type { PermissionPolicy } from "../permissions/index.js";
-import { maskSecrets } from "../core/secrets.js";
 import { denialText } from "../runtime/doors/tool.js";
 import type { Approver, RunResult } from "../runtime/types.js";
 import type { BashSandbox } from "../sandbox/bash.js";
