@@ -595,7 +595,8 @@ const preToolUseError = (toolName: string, v: MergedVerdict, mask: (text: string
 
 /**
  * A block by exit 2 whose reason is its stderr, quoted as Claude Code quotes it: the command (its
- * withheld variables' values masked) and the stderr with its final newline.
+ * withheld variables' values masked), the stderr with its final newline, and, for a hook a Claude
+ * Code plugin brought, the line that names the plugin.
  */
 function exitBlockOf(v: MergedVerdict, mask: (text: string) => string): string | undefined {
   const def = v.decidedBy?.definition;
@@ -603,7 +604,8 @@ function exitBlockOf(v: MergedVerdict, mask: (text: string) => string): string |
   if (def?.type !== "command" || run?.outcome.exitCode !== 2) return undefined;
   const { stderr } = run.outcome;
   if (v.reason === undefined || v.reason !== stderr.trim()) return undefined;
-  return `[${mask(commandLineOf(def))}]: ${v.reason}${stderr.endsWith("\n") ? "\n" : ""}`;
+  const plugin = v.decidedBy?.plugin === undefined ? "" : `\nThis hook comes from the ${v.decidedBy.plugin} plugin.`;
+  return `[${mask(commandLineOf(def))}]: ${v.reason}${stderr.endsWith("\n") ? "\n" : ""}${plugin}`;
 }
 
 /** What a `continue: false` hook shows the user: its `stopReason` (never shown to the model). */
