@@ -116,7 +116,10 @@ export const CLAUDE_CODE_INPUT_FIELDS: readonly CompatRow[] = [
   ok("last_assistant_message"),
   differs("background_tasks", "Stop, SubagentStop: always empty (Gatehouse has no background tasks)"),
   differs("session_crons", "Stop, SubagentStop: always empty (Gatehouse has no session crons)"),
-  no("agent_transcript_path", "sub-agents have sessions of their own: their events carry their own `transcript_path`"),
+  differs(
+    "agent_transcript_path",
+    "SubagentStop: the sub-agent's transcript. Every event inside a sub-agent carries the sub-agent's own session (`session_id`, `transcript_path`); Claude Code's carry the parent's",
+  ),
   ok("trigger", "PreCompact, PostCompact"),
   ok("custom_instructions", "PreCompact: `/compact`'s instructions"),
   ok("compact_summary", "PostCompact"),

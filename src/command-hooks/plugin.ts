@@ -134,6 +134,15 @@ export function createCommandHooksPlugin(
     return said?.join("\n\n");
   }
 
+  /** A session's transcript file as hooks read it (written on demand); "" when there is none. */
+  const transcriptOf = async (sessionId: string) =>
+    sessionId
+      ? await options
+          .store()
+          .materializeTranscript(sessionId)
+          .catch(() => "")
+      : "";
+
   async function fire<E extends CommandHookEvent>(
     event: E,
     ctx: Pick<RunContext, "sessionId" | "runId" | "depth" | "agentId">,
@@ -142,8 +151,7 @@ export function createCommandHooksPlugin(
     variables?: Readonly<Record<string, string>>,
   ): Promise<MergedVerdict | undefined> {
     if (!configured.has(event)) return undefined;
-    const store = options.store();
-    const transcriptPath = ctx.sessionId ? await store.materializeTranscript(ctx.sessionId).catch(() => "") : "";
+    const transcriptPath = await transcriptOf(ctx.sessionId);
     const payload = buildPayload(
       event,
       {
@@ -202,6 +210,8 @@ export function createCommandHooksPlugin(
         api.on(
           "session_start",
           async (e, ctx) => {
+            // Claude Code starts no session for a sub-agent: SubagentStart is its start.
+            if (ctx.depth > 0) return;
             const source = e.source ?? "startup";
             const input = {
               source,
@@ -433,7 +443,12 @@ export function createCommandHooksPlugin(
                 ? await fire(
                     "SubagentStop",
                     ctx,
-                    { ...stop, agentId: ctx.sessionId, agentType: ctx.agentId },
+                    {
+                      ...stop,
+                      agentId: ctx.sessionId,
+                      agentType: ctx.agentId,
+                      agentTranscriptPath: await transcriptOf(ctx.sessionId),
+                    },
                     ctx.signal,
                   )
                 : await fire("Stop", ctx, stop, ctx.signal);

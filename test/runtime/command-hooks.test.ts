@@ -143,7 +143,7 @@ describe("Claude Code command hooks in runs (the Code Puppy claims, end to end)"
     }
   });
 
-  test("a sub-agent's events carry its own session id, agent_id and agent_type, and get SubagentStop, not Stop", async () => {
+  test("a sub-agent's events carry its own session id, agent_id and agent_type; it gets SubagentStop with its transcript, and no SessionStart or Stop", async () => {
     const { gatehouse, payloads } = withHooks({
       runs: [
         { match: "^child", turns: [{ text: "child says hi" }] },
@@ -166,8 +166,16 @@ describe("Claude Code command hooks in runs (the Code Puppy claims, end to end)"
     assert.ok(child.every((p) => p.agent_type === "explorer" && p.agent_id === p.session_id && p.depth === 1));
     assert.deepEqual(
       child.map((p) => p.hook_event_name),
-      ["SessionStart", "SubagentStop"],
+      ["SubagentStop"],
     );
+    assert.equal(
+      all.filter((p) => p.hook_event_name === "SessionStart").length,
+      1,
+      "only the top-level run starts a session",
+    );
+    const transcript = String(child[0]?.agent_transcript_path);
+    assert.equal(transcript, child[0]?.transcript_path);
+    assert.match(readFileSync(transcript, "utf8"), /child task/, "agent_transcript_path is the sub-agent's transcript");
     assert.equal(all.filter((p) => p.hook_event_name === "Stop").length, 1);
     const start = all.filter((p) => p.hook_event_name === "SubagentStart");
     assert.equal(start.length, 1);
