@@ -4,7 +4,7 @@
 import { createInterface } from "node:readline";
 import { messageText } from "../core/message.js";
 import { firstPromptText, isPrompt, TITLE_CHARS, sessionTitles as titlesOf } from "../runtime/session-titles.js";
-import type { SessionListing, SessionStore } from "../store/types.js";
+import type { SessionListing, StoreView } from "../store/types.js";
 import { EXIT } from "./exit.js";
 import { clip, shortTime } from "./format.js";
 import type { OutStream } from "./output.js";
@@ -33,21 +33,21 @@ export function checkResumeFlags(flags: ResumeFlags): void {
 }
 
 /** The first prompt the session's store kept, as one line; null when none (yet). */
-export async function firstPrompt(store: SessionStore, sessionId: string): Promise<string | null> {
+export async function firstPrompt(store: StoreView, sessionId: string): Promise<string | null> {
   const text = await firstPromptText(store, sessionId);
   return text === null ? null : clip(text, TITLE_CHARS);
 }
 
 /** Titles of these sessions, by id, as a terminal shows them (the given one, else the first stored prompt). */
 export function sessionTitles(
-  store: SessionStore,
+  store: StoreView,
   sessions: readonly Pick<SessionListing, "id" | "title">[],
 ): Promise<Map<string, string | null>> {
   return titlesOf(store, sessions, (text) => clip(text, TITLE_CHARS));
 }
 
 /** What a run kept of its prompt: the text the store holds for it (none when a gate blocked it). */
-export async function storedPrompts(store: SessionStore, runId: string): Promise<string[]> {
+export async function storedPrompts(store: StoreView, runId: string): Promise<string[]> {
   return (await store.runMessages(runId)).filter(isPrompt).map(messageText);
 }
 
@@ -62,7 +62,7 @@ export interface ResumeIO {
  * exist; `--resume` alone asks on a terminal and is a usage error elsewhere.
  */
 export async function resolveSession(
-  store: SessionStore,
+  store: StoreView,
   flags: ResumeFlags,
   io: ResumeIO,
 ): Promise<{ readonly sessionId?: string; readonly note?: string }> {
@@ -82,7 +82,7 @@ export async function resolveSession(
   return {};
 }
 
-async function pickSession(store: SessionStore, io: ResumeIO): Promise<string> {
+async function pickSession(store: StoreView, io: ResumeIO): Promise<string> {
   if (!(io.stdin.isTTY && io.stderr.isTTY))
     throw new CliStop(EXIT.usage, "--resume: give a session id (there is no terminal to pick one on)");
   const sessions = await store.listSessions({ limit: PICKER_SIZE, parentSessionId: null });
@@ -119,7 +119,7 @@ const RECAP_EXCHANGES = 3;
  * for what compaction folded away), one line each, clipped; `label` colors the speaker.
  */
 export async function recapLines(
-  store: SessionStore,
+  store: StoreView,
   sessionId: string,
   label: (who: "you" | "assistant" | "summary") => string,
 ): Promise<string[]> {

@@ -145,8 +145,11 @@ export interface Gatehouse {
   close(): Promise<void>;
   readonly engine: HookEngine;
   readonly plugins: PluginHost;
-  /** The open store (after `ready()`). */
-  readonly store: SessionStore;
+  /**
+   * The open store (after `ready()`), as a view: sessions, runs and the audit can be read, listed
+   * and deleted, but text is stored only through the runtime's doors, where the gates run.
+   */
+  readonly store: StoreView;
 }
 
 /** What a run uses where gatehouse.json (or `options.config`) says nothing; `gatehouse config` shows them. */
@@ -333,7 +336,7 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
   return {
     engine,
     plugins,
-    get store(): SessionStore {
+    get store(): StoreView {
       if (!store) throw new Error("the store is opened by ready() or the first run");
       return store;
     },

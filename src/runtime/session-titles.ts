@@ -3,7 +3,7 @@
 // copied: the store holds only what passed the input gates, and a scrub that removes the prompt
 // takes that title with it. `sessions list`, the resume picker and the console all read it here.
 import { type Message, messageText } from "../core/message.js";
-import type { SessionListing, SessionStore } from "../store/types.js";
+import type { SessionListing, StoreView } from "../store/types.js";
 
 /** How many messages the title search reads. */
 const TITLE_SCAN = 50;
@@ -16,7 +16,7 @@ export function isPrompt(message: Message): boolean {
 }
 
 /** The text of the first prompt the session's store kept; null when none (yet). */
-export async function firstPromptText(store: SessionStore, sessionId: string): Promise<string | null> {
+export async function firstPromptText(store: StoreView, sessionId: string): Promise<string | null> {
   const first = (await store.sessionMessages(sessionId, { afterSeq: 0, limit: TITLE_SCAN })).find(isPrompt);
   return first === undefined ? null : messageText(first);
 }
@@ -26,7 +26,7 @@ export async function firstPromptText(store: SessionStore, sessionId: string): P
  * each made one line by `line` (a terminal's sanitizing clip, the console's plain one).
  */
 export async function sessionTitles(
-  store: SessionStore,
+  store: StoreView,
   sessions: readonly Pick<SessionListing, "id" | "title">[],
   line: (text: string) => string,
 ): Promise<Map<string, string | null>> {

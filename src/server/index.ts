@@ -5,7 +5,7 @@ import type { HookLogger } from "../hooks/kinds/shared.js";
 import { describeError, sanitizeLogLine } from "../hooks/sanitize.js";
 import type { Gatehouse } from "../runtime/gatehouse.js";
 import type { Approver } from "../runtime/types.js";
-import type { SessionStore, StoreOptions } from "../store/index.js";
+import type { StoreOptions, StoreView } from "../store/index.js";
 import { buildApp } from "./app.js";
 import { type ConfigurationSource, defaultAssetsDir, loadConsoleAssets, StepRecorder } from "./console/index.js";
 import type { Profile, ServerContext, ServerLimits } from "./context.js";
@@ -66,7 +66,7 @@ export async function openService(options: {
    * The store the served Gatehouse uses (its records are tables of it, on its connection), or
    * options to open one of the service's own (closed with the service).
    */
-  store: SessionStore | StoreOptions;
+  store: StoreView | StoreOptions;
   config?: ServerConfig;
   /** Where the server reports its own failures (a request that failed inside): one sanitized line each. */
   logger?: HookLogger;

@@ -1,5 +1,5 @@
 import type { ApprovalDecision } from "../runtime/types.js";
-import { openStore, type SessionStore, type StoreOptions } from "../store/index.js";
+import { openStore, type StoreOptions, type StoreView } from "../store/index.js";
 import type { ServiceTables, SessionOwner, StoredApiKey } from "../store/service.js";
 import { type ConsoleRecords, StoreConsoleRecords } from "./console/records.js";
 
@@ -63,7 +63,7 @@ const publicKey = ({ hash: _hash, ...rest }: StoredApiKey): ApiKeyRecord => rest
  * The records in a store: an open one (shared with the Gatehouse that serves, so one connection
  * holds everything), or options to open one that the records then own.
  */
-export async function openServiceRecords(store: SessionStore | StoreOptions): Promise<ServiceRecords> {
+export async function openServiceRecords(store: StoreView | StoreOptions): Promise<ServiceRecords> {
   if ("service" in store) return new StoreRecords(store, false);
   return new StoreRecords(await openStore(store), true);
 }
@@ -76,7 +76,7 @@ class StoreRecords implements ServiceRecords {
   private keysKnown: { readonly at: number; readonly exist: boolean } | undefined;
 
   constructor(
-    private readonly store: SessionStore,
+    private readonly store: StoreView,
     private readonly owned: boolean,
   ) {
     this.tables = store.service;

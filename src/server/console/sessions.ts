@@ -2,7 +2,7 @@ import type { FastifyRequest } from "fastify";
 import type { z } from "zod";
 import { oneLine } from "../../core/text.js";
 import { sessionTitles, TITLE_CHARS } from "../../runtime/session-titles.js";
-import type { Session, SessionStore } from "../../store/types.js";
+import type { Session, StoreView } from "../../store/types.js";
 import { HttpError, type ServerContext } from "../context.js";
 import type { SessionOwner } from "../records.js";
 import type { SessionListItemSchema, SessionListQuery } from "./schemas.js";
@@ -103,7 +103,7 @@ export async function listSessions(
  * else one an older server kept with the owner), else the first stored prompt; one line.
  */
 export function consoleTitles(
-  store: SessionStore,
+  store: StoreView,
   listed: readonly { session: Session; owner?: Pick<SessionOwner, "title"> | undefined }[],
 ): Promise<Map<string, string | null>> {
   const sessions = listed.map(({ session, owner }) => {
