@@ -1,5 +1,6 @@
 import { trace } from "@opentelemetry/api";
-import { BasicTracerProvider, type ReadableSpan, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import type { BasicTracerProvider, ReadableSpan, SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { importOnDemand } from "../scripts/on-demand.js";
 import type { HostLogger } from "../src/plugins/host.js";
 
 /** A logger that keeps every line. */
@@ -53,10 +54,14 @@ export function captureStdio(): { text(): string; restore(): void } {
 // One tracer provider for the process, registered the first time a capture opens: the server's
 // tracing interceptor (src/server/telemetry.ts) then records real spans, which every capture
 // open at the time keeps as text (name, attributes, events, status), as an exporter would send them.
+// OpenTelemetry's SDK is installed on first use (scripts/on-demand.ts): only the server needs the API.
 const spanCaptures = new Set<string[]>();
-let provider: BasicTracerProvider | undefined;
+let provider: Promise<BasicTracerProvider> | undefined;
 
-function registerProvider(): void {
+async function registerProvider(): Promise<BasicTracerProvider> {
+  const { BasicTracerProvider } = await importOnDemand<typeof import("@opentelemetry/sdk-trace-base")>(
+    "@opentelemetry/sdk-trace-base",
+  );
   const processor: SpanProcessor = {
     onStart: () => {},
     onEnd: (span: ReadableSpan) => {
@@ -71,13 +76,15 @@ function registerProvider(): void {
     forceFlush: async () => {},
     shutdown: async () => {},
   };
-  provider = new BasicTracerProvider({ spanProcessors: [processor] });
-  trace.setGlobalTracerProvider(provider);
+  const registered = new BasicTracerProvider({ spanProcessors: [processor] });
+  trace.setGlobalTracerProvider(registered);
+  return registered;
 }
 
 /** Keeps every OpenTelemetry span that ends (in this process) until restored. */
-export function captureSpans(): { text(): string; restore(): void } {
-  if (!provider) registerProvider();
+export async function captureSpans(): Promise<{ text(): string; restore(): void }> {
+  provider ??= registerProvider();
+  await provider;
   const chunks: string[] = [];
   spanCaptures.add(chunks);
   return { text: () => chunks.join("\n"), restore: () => void spanCaptures.delete(chunks) };

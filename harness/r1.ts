@@ -308,7 +308,7 @@ async function runInProcess(scenario: Scenario, options: ScenarioOptions): Promi
   const { logger, lines } = captureLogger();
   const stdio = captureStdio();
   // Spans are recorded where there is a tracing interceptor: `gatehouse serve` (the HTTP surface).
-  const spans = captureSpans();
+  const spans = await captureSpans();
   const results: RunResult[] = [];
   const errors: string[] = [];
   const failures: string[] = [];

@@ -1,13 +1,3 @@
-import type {
-  GuardrailFunctionOutput,
-  InputGuardrail,
-  Model,
-  OutputGuardrail,
-  StreamEvent,
-  ToolGuardrailFunctionOutput,
-  ToolInputGuardrailDefinition,
-  ToolOutputGuardrailDefinition,
-} from "@openai/agents";
 import type { Part, Role } from "../core/message.js";
 import type { Attribution } from "../hooks/types.js";
 import type { Gatehouse } from "../runtime/gatehouse.js";
@@ -30,9 +20,91 @@ import {
 /**
  * Gatehouse in OpenAI Agents JS (`gatehouse-runtime/openai-agents`, docs/hosts/openai-agents.md):
  * input, output and tool guardrails that run the project's plugins. A block becomes the SDK's
- * tripwire, its `outputInfo` carrying the user-facing message (never the hook's reason). Only
- * the SDK's types are imported: `@openai/agents` is the caller's.
+ * tripwire, its `outputInfo` carrying the user-facing message (never the hook's reason).
+ * `@openai/agents` is the caller's (an optional peer dependency): this module imports nothing of
+ * it, not even its types. The shapes below are the parts of the SDK's types the guardrails use,
+ * written so that what they produce is assignable to the SDK's own (`InputGuardrail`,
+ * `OutputGuardrail`, `ToolInputGuardrailDefinition`, `ToolOutputGuardrailDefinition`, `Model`):
+ * test/adapters/openai-agents.test.ts type-checks them against the real SDK and runs them in it.
  */
+
+/** What the SDK hands an input or output guardrail as the agent (its `Agent`). */
+export interface AgentsAgent {
+  readonly tools: readonly unknown[];
+  readonly instructions?: unknown;
+}
+
+/** A guardrail's verdict (the SDK's `GuardrailFunctionOutput`). */
+export interface AgentsGuardrailOutput {
+  tripwireTriggered: boolean;
+  outputInfo: unknown;
+}
+
+/** An input guardrail (the SDK's `InputGuardrail`). */
+export interface AgentsInputGuardrail {
+  name: string;
+  runInParallel?: boolean;
+  execute(args: {
+    agent: AgentsAgent;
+    input: string | readonly unknown[];
+    context: object;
+  }): Promise<AgentsGuardrailOutput>;
+}
+
+/** An output guardrail (the SDK's `OutputGuardrail`). */
+export interface AgentsOutputGuardrail {
+  name: string;
+  execute(args: { agentOutput: unknown; context: object }): Promise<AgentsGuardrailOutput>;
+}
+
+/** A tool guardrail's verdict (the SDK's `ToolGuardrailFunctionOutput`). */
+export interface AgentsToolGuardrailOutput {
+  outputInfo?: unknown;
+  behavior: { type: "allow" } | { type: "rejectContent"; message: string } | { type: "throwException" };
+}
+
+/** The function call a tool guardrail sees (the SDK's `FunctionCallItem`). */
+interface AgentsToolCall {
+  name: string;
+  callId: string;
+  arguments: string;
+}
+
+/** A tool input guardrail (the SDK's `ToolInputGuardrailDefinition`). */
+export interface AgentsToolInputGuardrail {
+  type: "tool_input";
+  name: string;
+  run(data: { context: object; toolCall: AgentsToolCall }): Promise<AgentsToolGuardrailOutput>;
+}
+
+/** A tool output guardrail (the SDK's `ToolOutputGuardrailDefinition`). */
+export interface AgentsToolOutputGuardrail {
+  type: "tool_output";
+  name: string;
+  run(data: { context: object; toolCall: AgentsToolCall; output: unknown }): Promise<AgentsToolGuardrailOutput>;
+}
+
+/**
+ * A model (the SDK's `Model`), generic in the SDK's request, response and stream event types so
+ * that the wrapped model has exactly the type of the model it wraps.
+ */
+export interface AgentsModel<
+  Request extends { signal?: AbortSignal } = { signal?: AbortSignal },
+  Response = unknown,
+  Event extends AgentsStreamEvent = AgentsStreamEvent,
+  RetryArgs = never,
+  RetryAdvice = never,
+> {
+  getResponse(request: Request): Promise<Response>;
+  getStreamedResponse(request: Request): AsyncIterable<Event>;
+  getRetryAdvice?(args: RetryArgs): Promise<RetryAdvice | undefined> | RetryAdvice | undefined;
+}
+
+/** A streamed event (the SDK's `StreamEvent`): `response_done` carries the response. */
+export interface AgentsStreamEvent {
+  type: string;
+  response?: unknown;
+}
 
 export type GatehouseAgentsOptions = HostSession;
 
@@ -47,19 +119,27 @@ export type GatehouseTripwireInfo =
 
 export interface GatehouseGuardrails {
   /** For `Agent({ inputGuardrails })`: `before_input`, then `before_agent_run`; runs before the model (not in parallel). */
-  readonly input: InputGuardrail;
+  readonly input: AgentsInputGuardrail;
   /** For `Agent({ outputGuardrails })`: `before_response_emit`, `message_sending`, `message_sent` on the final output. */
-  readonly output: OutputGuardrail;
+  readonly output: AgentsOutputGuardrail;
   /** For `tool({ inputGuardrails })`: `before_tool_call`. */
-  readonly toolInput: ToolInputGuardrailDefinition;
+  readonly toolInput: AgentsToolInputGuardrail;
   /** For `tool({ outputGuardrails })`: `after_tool_call`. */
-  readonly toolOutput: ToolOutputGuardrailDefinition;
+  readonly toolOutput: AgentsToolOutputGuardrail;
   /**
    * For `Agent({ model })`: the model with its streamed answers held until the output gates
    * passed them. A text they change or block is not streamed at all; the output guardrail then
    * trips on the verdict they reached (the gates run once).
    */
-  model(model: Model): Model;
+  model<
+    Request extends { signal?: AbortSignal },
+    Response,
+    Event extends AgentsStreamEvent,
+    RetryArgs = never,
+    RetryAdvice = never,
+  >(
+    model: AgentsModel<Request, Response, Event, RetryArgs, RetryAdvice>,
+  ): AgentsModel<Request, Response, Event, RetryArgs, RetryAdvice>;
 }
 
 /**
@@ -78,7 +158,7 @@ export function gatehouseGuardrails(gatehouse: Gatehouse, options?: GatehouseAge
     return hostRun(gatehouse, session, runId);
   };
 
-  const toolInput: ToolInputGuardrailDefinition = {
+  const toolInput: AgentsToolInputGuardrail = {
     type: "tool_input",
     name: "gatehouse:before_tool_call",
     async run({ context, toolCall }) {
@@ -96,7 +176,7 @@ export function gatehouseGuardrails(gatehouse: Gatehouse, options?: GatehouseAge
     },
   };
 
-  const toolOutput: ToolOutputGuardrailDefinition = {
+  const toolOutput: AgentsToolOutputGuardrail = {
     type: "tool_output",
     name: "gatehouse:after_tool_call",
     async run({ context, toolCall, output }) {
@@ -111,7 +191,7 @@ export function gatehouseGuardrails(gatehouse: Gatehouse, options?: GatehouseAge
     },
   };
 
-  const input: InputGuardrail = {
+  const input: AgentsInputGuardrail = {
     name: "gatehouse:input",
     // Before the model: a guardrail run in parallel would let the model read the prompt it blocks.
     runInParallel: false,
@@ -135,7 +215,7 @@ export function gatehouseGuardrails(gatehouse: Gatehouse, options?: GatehouseAge
     return known ?? gateAnswer(await run(), [text]);
   };
 
-  const output: OutputGuardrail = {
+  const output: AgentsOutputGuardrail = {
     name: "gatehouse:output",
     async execute({ agentOutput, context }) {
       const text = asText(agentOutput);
@@ -151,17 +231,25 @@ export function gatehouseGuardrails(gatehouse: Gatehouse, options?: GatehouseAge
     },
   };
 
-  const model = (inner: Model): Model => ({
+  const model = <
+    Request extends { signal?: AbortSignal },
+    Response,
+    Event extends AgentsStreamEvent,
+    RetryArgs = never,
+    RetryAdvice = never,
+  >(
+    inner: AgentsModel<Request, Response, Event, RetryArgs, RetryAdvice>,
+  ): AgentsModel<Request, Response, Event, RetryArgs, RetryAdvice> => ({
     getResponse: (request) => inner.getResponse(request),
-    ...(inner.getRetryAdvice ? { getRetryAdvice: (args) => inner.getRetryAdvice?.(args) } : {}),
+    ...(inner.getRetryAdvice ? { getRetryAdvice: (args: RetryArgs) => inner.getRetryAdvice?.(args) } : {}),
     async *getStreamedResponse(request) {
-      const held: StreamEvent[] = [];
+      const held: Event[] = [];
       for await (const event of inner.getStreamedResponse(request)) {
         if (event.type !== "response_done") {
           held.push(event);
           continue;
         }
-        const text = responseText(event.response.output);
+        const text = responseText(event.response);
         const run = await hostRun(gatehouse, session, undefined, request.signal);
         let passed = text === "" || !answersGated(run.engine);
         if (!passed) {
@@ -185,21 +273,23 @@ export function gatehouseGuardrails(gatehouse: Gatehouse, options?: GatehouseAge
 const MAX_STREAM_VERDICTS = 100;
 
 /** Text deltas, and the provider's raw events (which hold the same text). */
-function carriesText(event: StreamEvent): boolean {
+function carriesText(event: AgentsStreamEvent): boolean {
   return event.type === "output_text_delta" || event.type === "model";
 }
 
 /** The assistant text of a model response's output items. */
-function responseText(output: readonly unknown[]): string {
+function responseText(response: unknown): string {
+  const output = (response as { output?: unknown } | undefined)?.output;
+  if (!Array.isArray(output)) return "";
   return (output as Item[])
     .filter((i) => i.type === "message" && i.role === "assistant")
     .map(itemText)
     .join("");
 }
 
-const PASS: GuardrailFunctionOutput = { tripwireTriggered: false, outputInfo: null };
+const PASS: AgentsGuardrailOutput = { tripwireTriggered: false, outputInfo: null };
 
-function tripwire(by: Attribution, message: string | null): GuardrailFunctionOutput {
+function tripwire(by: Attribution, message: string | null): AgentsGuardrailOutput {
   return {
     tripwireTriggered: true,
     outputInfo: { message, hook: by.hook, pluginId: by.pluginId } satisfies GatehouseTripwireInfo,
@@ -207,12 +297,12 @@ function tripwire(by: Attribution, message: string | null): GuardrailFunctionOut
 }
 
 /** The model reads `message` in place of the call's output. */
-function reject(message: string): ToolGuardrailFunctionOutput {
+function reject(message: string): AgentsToolGuardrailOutput {
   return { behavior: { type: "rejectContent", message } };
 }
 
 /** A hook's `stopRun`: the SDK run ends now, with the stop's message for the user. */
-function halt(stop: HostStop): ToolGuardrailFunctionOutput {
+function halt(stop: HostStop): AgentsToolGuardrailOutput {
   return {
     behavior: { type: "throwException" },
     outputInfo: {
@@ -225,8 +315,8 @@ function halt(stop: HostStop): ToolGuardrailFunctionOutput {
 
 function refuseUngatedTools(
   tools: readonly unknown[],
-  toolInput: ToolInputGuardrailDefinition,
-  toolOutput: ToolOutputGuardrailDefinition,
+  toolInput: AgentsToolInputGuardrail,
+  toolOutput: AgentsToolOutputGuardrail,
 ): void {
   const ungated = tools.flatMap((t) => {
     const tool = t as {

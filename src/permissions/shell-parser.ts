@@ -3,7 +3,9 @@ import type { Parser, Tree } from "web-tree-sitter";
 
 /**
  * The Bash grammar behind every reading of a shell line (`web-tree-sitter` + `tree-sitter-bash`,
- * both WebAssembly shipped inside their npm packages). Chosen over `sh-syntax` (mvdan/sh as
+ * both WebAssembly: web-tree-sitter's inside its npm package, tree-sitter-bash's grammar vendored
+ * in vendor/tree-sitter-bash/, found through package.json's `imports`, from the sources and from
+ * dist/ alike; scripts/vendor-tree-sitter-bash.ts says why and refreshes it). Chosen over `sh-syntax` (mvdan/sh as
  * WebAssembly) on a corpus of the hard cases (bench/shell-parse.bench.ts, docs/permissions.md):
  * both read comments, `case` arms, heredocs, ANSI-C strings and substitutions in redirection
  * targets, but `sh-syntax` starts a fresh Go WebAssembly instance for every parse (about 38 ms a
@@ -31,7 +33,7 @@ export function loadShellParser(): Promise<void> {
 async function load(): Promise<void> {
   const { Parser, Language } = await import("web-tree-sitter");
   await Parser.init();
-  const wasm = createRequire(import.meta.url).resolve("tree-sitter-bash/tree-sitter-bash.wasm");
+  const wasm = createRequire(import.meta.url).resolve("#tree-sitter-bash.wasm");
   const bash = await Language.load(wasm);
   const ready = new Parser();
   ready.setLanguage(bash);

@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { generateText, stepCountIs, streamText, tool, wrapLanguageModel } from "ai";
 import { z } from "zod";
+import { importOnDemand } from "../../scripts/on-demand.js";
 import { gatehouseMiddleware, gatehouseTools } from "../../src/adapters/ai-sdk.js";
 import { chatAnswer } from "../models/mock-server.js";
 import {
@@ -22,6 +22,9 @@ import {
   stopPolicy,
   streamedAnswer,
 } from "./canaries.js";
+
+const { generateText, stepCountIs, streamText, tool, wrapLanguageModel } =
+  await importOnDemand<typeof import("ai")>("ai");
 
 describe("the AI SDK middleware and tools", () => {
   const fixture = canaryFixture();

@@ -6,19 +6,9 @@
 // requests the model received, and the Gatehouse store's file bytes scanned.
 import assert from "node:assert/strict";
 import { beforeEach, describe, test } from "node:test";
-import {
-  Agent,
-  InputGuardrailTripwireTriggered,
-  MemorySession,
-  OpenAIChatCompletionsModel,
-  OutputGuardrailTripwireTriggered,
-  Runner,
-  ToolCallError,
-  ToolOutputGuardrailTripwireTriggered,
-  tool,
-} from "@openai/agents";
-import OpenAI from "openai";
+import type * as AgentsSdk from "@openai/agents";
 import { z } from "zod";
+import { importOnDemand } from "../../scripts/on-demand.js";
 import { type GatehouseGuardrails, gatehouseGuardrails } from "../../src/adapters/openai-agents.js";
 import {
   assertNoCanary,
@@ -33,10 +23,24 @@ import {
   streamedAnswer,
 } from "./canaries.js";
 
+// The SDK and the client it is handed come from one install (TEST_IMPORTS): one copy of `openai`.
+const {
+  Agent,
+  InputGuardrailTripwireTriggered,
+  MemorySession,
+  OpenAIChatCompletionsModel,
+  OutputGuardrailTripwireTriggered,
+  Runner,
+  ToolCallError,
+  ToolOutputGuardrailTripwireTriggered,
+  tool,
+} = await importOnDemand<typeof import("@openai/agents")>("@openai/agents");
+const { default: OpenAI } = await importOnDemand<typeof import("openai")>("openai");
+
 describe("the OpenAI Agents guardrails", () => {
   const fixture = canaryFixture();
   let guards: GatehouseGuardrails;
-  let session: MemorySession;
+  let session: AgentsSdk.MemorySession;
   const runner = new Runner({ tracingDisabled: true });
   beforeEach(() => {
     guards = gatehouseGuardrails(fixture.handle.gatehouse, { sessionId: "agents-session" });
@@ -44,7 +48,7 @@ describe("the OpenAI Agents guardrails", () => {
   });
 
   /** What a run that must be stopped threw. */
-  const stopped = (target: Agent, input: string) =>
+  const stopped = (target: AgentsSdk.Agent, input: string) =>
     runner.run(target, input, { session }).then(
       () => assert.fail("the run was not stopped"),
       (e: unknown) => e,

@@ -4,8 +4,10 @@ import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
-import OpenAI from "openai";
+import { importOnDemand } from "../../scripts/on-demand.js";
 import { gatehouse, MAIN, tempProjects } from "./helpers.js";
+
+const { default: OpenAI } = await importOnDemand<typeof import("openai")>("openai");
 
 const TSX = import.meta.resolve("tsx");
 

@@ -2,8 +2,11 @@ import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { buildConsole } from "../../scripts/build-console.js";
+import { importOnDemand } from "../../scripts/on-demand.js";
+
+const { chromium } = await importOnDemand<typeof import("playwright-core")>("playwright-core");
 
 /** Debian's Chromium (`.ci/run` installs the chromium package): no browser is downloaded. */
 export const CHROMIUM = process.env.GATEHOUSE_TEST_CHROMIUM ?? "/usr/bin/chromium";

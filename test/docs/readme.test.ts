@@ -40,6 +40,7 @@ import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { installTestImports } from "../../scripts/on-demand.js";
 import { gatehouse, MAIN, project } from "../cli/helpers.js";
 import { builtConsole } from "../console/helpers.js";
 import { codeBlocks, ROOT, type ShellCommand, shellCommands } from "../examples/readme-commands.js";
@@ -139,7 +140,11 @@ async function serveAndAsk(
     const app = join(dir, "serve-client");
     await mkdir(join(app, "node_modules"), { recursive: true });
     await writeFile(join(app, "package.json"), '{ "type": "module" }\n');
-    await symlink(join(ROOT, "node_modules", "openai"), join(app, "node_modules", "openai"), "dir");
+    await symlink(
+      join(await installTestImports(), "node_modules", "openai"),
+      join(app, "node_modules", "openai"),
+      "dir",
+    );
     await writeFile(join(app, "main.ts"), client.content.replace("http://127.0.0.1:8787", url));
     const run = spawnSync(process.execPath, ["--import", import.meta.resolve("tsx"), "main.ts"], {
       cwd: app,

@@ -148,6 +148,32 @@ describe("the packed package in a fresh TypeScript project", {
     assert.ok(checked.ok, `tsc found errors in the consumer project:\n${checked.out}`);
   });
 
+  test("the tarball carries the vendored Bash grammar: the package's #tree-sitter-bash.wasm import resolves inside it and parses a line", async () => {
+    const project = join(dir, "project");
+    const installed = join(project, "node_modules", "gatehouse-runtime");
+    assert.ok(
+      existsSync(join(installed, "vendor", "tree-sitter-bash", "tree-sitter-bash.wasm")),
+      "the wasm is in the tarball",
+    );
+    // Resolved from the package's own dist/, as shell-parser.ts does there; loaded by the web-tree-sitter it depends on.
+    await writeFile(
+      join(project, "grammar.mjs"),
+      `import { createRequire } from "node:module";
+import { Language, Parser } from "web-tree-sitter";
+const wasm = createRequire(${JSON.stringify(join(installed, "dist", "index.js"))}).resolve("#tree-sitter-bash.wasm");
+await Parser.init();
+const parser = new Parser();
+parser.setLanguage(await Language.load(wasm));
+console.log(wasm);
+console.log(parser.parse("ls | wc -l").rootNode.toString());
+`,
+    );
+    const { stdout } = await run(process.execPath, ["grammar.mjs"], { cwd: project });
+    const [wasm, tree] = stdout.split("\n");
+    assert.equal(wasm, join(installed, "vendor", "tree-sitter-bash", "tree-sitter-bash.wasm"));
+    assert.match(tree ?? "", /^\(program \(pipeline \(command/);
+  });
+
   test("a new user's first commands: npx gatehouse runs the installed bin at once, without npm installing anything", async () => {
     const project = join(dir, "project");
     assert.ok(existsSync(join(project, "node_modules", ".bin", "gatehouse")), "the first test installed the package");

@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import OpenAI from "openai";
+import { importOnDemand } from "../../scripts/on-demand.js";
 import { definePlugin } from "../../src/plugins/index.js";
 import { echoTool, promptText } from "../runtime/helpers.js";
 import { api, startTestServer, type TestServer } from "./helpers.js";
+
+const { default: OpenAI } = await importOnDemand<typeof import("openai")>("openai");
 
 const NOTICE = "That topic is off limits here.";
 const REASON = "internal: matched rule 17 of the secret list";
@@ -30,7 +32,7 @@ const PROVIDER_FAILURES: readonly (readonly [number, number, string])[] = [
 
 describe("OpenAI-compatible endpoints, driven by the real openai client and the AI SDK's OpenAI-compatible provider", () => {
   let server: TestServer;
-  let client: OpenAI;
+  let client: InstanceType<typeof OpenAI>;
   before(async () => {
     server = await startTestServer(
       {

@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { trace } from "@opentelemetry/api";
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { importOnDemand } from "../../scripts/on-demand.js";
 import { definePlugin } from "../../src/plugins/index.js";
 import { echoTool } from "../runtime/helpers.js";
 import { api, startTestServer, type TestServer } from "./helpers.js";
+
+const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = await importOnDemand<
+  typeof import("@opentelemetry/sdk-trace-base")
+>("@opentelemetry/sdk-trace-base");
 
 const CLIENT_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CLIENT_SPAN = "00f067aa0ba902b7";
