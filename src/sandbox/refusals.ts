@@ -59,6 +59,15 @@ export function readsDenied(command: string, cwd: string, policy: SandboxPolicy)
   return words.some((word) => {
     if (word === "" || word.startsWith("-")) return false;
     const path = word === "~" || word.startsWith("~/") ? `${homedir()}${word.slice(1)}` : resolve(cwd, word);
-    return listed(path, fs.denyRead) && !listed(path, fs.allowRead);
+    return readDenied(path, fs);
   });
+}
+
+/**
+ * Whether the sandbox makes an absolute path unreadable: at or under a `denyRead` entry (the
+ * credential files and `Read(…)` deny rules among them) and not re-opened by `allowRead`. The one
+ * answer for every read the sandbox's rules govern: a sandboxed command's words, an agent hook's reads.
+ */
+export function readDenied(path: string, fs: SandboxPolicy["filesystem"]): boolean {
+  return listed(path, fs.denyRead) && !listed(path, fs.allowRead);
 }
