@@ -219,11 +219,37 @@ export const CLAUDE_CODE_HANDLER_TYPES: readonly CompatRow[] = [
   ),
 ];
 
+/** The fields of a handler (hooks.md "Hook handler fields"). */
+export const CLAUDE_CODE_HANDLER_FIELDS: readonly CompatRow[] = [
+  ok("type"),
+  ok("if", "one permission rule, read as the permission rules are"),
+  ok("timeout", "seconds; Claude Code's defaults per handler type"),
+  differs("statusMessage", "accepted and ignored: Gatehouse shows no spinner"),
+  differs(
+    "once",
+    "accepted and ignored: Claude Code honours it only in skill frontmatter, which Gatehouse does not read",
+  ),
+  ok("command"),
+  ok("args", "exec form: `command` spawned directly with `args`"),
+  ok("async", "see `command` under Handler type"),
+  ok("asyncRewake", "see `command` under Handler type"),
+  differs("shell", '`"bash"` (and `"sh"`); `"powershell"` is refused'),
+  ok("url"),
+  differs("headers", "variables pass the environment policy too"),
+  ok("allowedEnvVars"),
+  ok("server", "a server of gatehouse.json's `mcpServers`"),
+  ok("tool"),
+  ok("input"),
+  ok("prompt"),
+  differs("model", "an alias, a model id of the run's provider, or a Gatehouse spec (see `prompt` under Handler type)"),
+];
+
 const SECTIONS: readonly [string, readonly CompatRow[]][] = [
   ["Event", CLAUDE_CODE_EVENTS],
   ["Input field", CLAUDE_CODE_INPUT_FIELDS],
   ["Output field", CLAUDE_CODE_OUTPUT_FIELDS],
   ["Handler type", CLAUDE_CODE_HANDLER_TYPES],
+  ["Handler field", CLAUDE_CODE_HANDLER_FIELDS],
 ];
 
 export const COMPAT_START =

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import {
   CLAUDE_CODE_EVENTS,
+  CLAUDE_CODE_HANDLER_FIELDS,
   CLAUDE_CODE_HANDLER_TYPES,
   CLAUDE_CODE_INPUT_FIELDS,
   CLAUDE_CODE_OUTPUT_FIELDS,
@@ -145,12 +146,24 @@ describe("the Claude Code compatibility tables are in step with the code", () =>
     assert.deepEqual(names(CLAUDE_CODE_HANDLER_TYPES, false), []);
   });
 
+  test("handler fields: every field Claude Code documents is listed, and every one listed is one the loader accepts", () => {
+    const documented = [
+      ...["type", "if", "timeout", "statusMessage", "once", "command", "args", "async", "asyncRewake", "shell"],
+      ...["url", "headers", "allowedEnvVars", "server", "tool", "input", "prompt", "model"],
+    ];
+    assert.deepEqual(names(CLAUDE_CODE_HANDLER_FIELDS), [...documented].sort());
+    const accepted = new Set(HandlerSchema.options.flatMap((o) => Object.keys(o.shape)));
+    for (const field of names(CLAUDE_CODE_HANDLER_FIELDS, true))
+      assert.ok(accepted.has(field), `${field} is listed but no handler schema accepts it`);
+  });
+
   test("a row that is not plainly supported says why", () => {
     for (const rows of [
       CLAUDE_CODE_EVENTS,
       CLAUDE_CODE_INPUT_FIELDS,
       CLAUDE_CODE_OUTPUT_FIELDS,
       CLAUDE_CODE_HANDLER_TYPES,
+      CLAUDE_CODE_HANDLER_FIELDS,
     ])
       for (const r of rows) if (r.support !== "supported") assert.notEqual(r.note, "", `${r.name} needs a note`);
   });
