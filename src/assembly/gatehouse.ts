@@ -6,7 +6,7 @@ import { PermissionPolicy } from "../permissions/index.js";
 import { createRuntime, type Gatehouse, type PluginSpec, type RuntimeOptions } from "../runtime/gatehouse.js";
 import { DATABASE_URL_ENV } from "../store/index.js";
 import { builtinTools } from "../tools/builtin/index.js";
-import { type CommandHooksLoad, loadSources, permissionPolicy } from "./sources.js";
+import { type CommandHooksLoad, loadSources, permissionPolicy, sandboxReads } from "./sources.js";
 
 export { DEFAULTS, type Gatehouse, type PluginSpec, type RunStream } from "../runtime/gatehouse.js";
 
@@ -118,6 +118,7 @@ export function createGatehouse(options: GatehouseOptions): Gatehouse {
     store:
       options.store ?? (options.config?.cwd === undefined && !env[DATABASE_URL_ENV] ? { kind: "memory" } : undefined),
     permissions: policy,
+    sandboxReads: options.sandboxReads ?? sandboxReads(loaded.permissions, cwd),
     envPolicy,
     latePlugins: async (host) => {
       if (handlers.length === 0) return [];

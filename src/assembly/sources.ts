@@ -16,6 +16,7 @@ import {
   writeLocalRule,
 } from "../permissions/index.js";
 import { type BashSandbox, createBashSandbox } from "../sandbox/bash.js";
+import { type SandboxPolicy, sandboxPolicy } from "../sandbox/policy.js";
 
 /** Where command hooks are read from (gatehouse.json's `commandHooks`, `--settings`…). */
 export type CommandHooksLoad = Omit<LoadCommandHookSourcesOptions, "projectDir" | "homeDir"> & {
@@ -133,6 +134,18 @@ export function permissionPolicy(
     ...(persist ? { persist: (behavior, rule) => writeLocalRule(projectDir, behavior, rule) } : {}),
     ...(sandbox?.autoAllow ? { sandboxedBash: (input: unknown) => sandbox.runsSandboxed(input) } : {}),
   });
+}
+
+/**
+ * The sandbox's read rules from what `loadSources` read (its `filesystem` block, `Read(…)` deny
+ * rules, the credential files), for the reads no sandbox contains: an `agent` command hook's.
+ */
+export function sandboxReads(loaded: LoadedPermissions, projectDir: string): SandboxPolicy["filesystem"] {
+  return sandboxPolicy(loaded.sandbox, loaded.rules, {
+    projectDir,
+    homeDir: homedir(),
+    additionalDirectories: loaded.additionalDirectories,
+  }).filesystem;
 }
 
 /**

@@ -575,12 +575,13 @@ async function modelEvaluators(event: CommandHookEvent, loaded: Loaded, io: CliI
     (h) => h.event === event && (h.definition.type === "prompt" || h.definition.type === "agent"),
   );
   if (!evaluated || loaded.model === undefined) return {};
-  const [{ hookEvaluators }, { permissionPolicy }] = await Promise.all([
+  const [{ hookEvaluators }, { permissionPolicy, sandboxReads }] = await Promise.all([
     import("../assembly/hook-evaluators.js"),
     import("../assembly/sources.js"),
   ]);
   const policy = permissionPolicy(loaded.permissions, loaded.projectDir, false);
-  return hookEvaluators(loaded.model, policy, loaded.projectDir, io.env);
+  const reads = sandboxReads(loaded.permissions, loaded.projectDir);
+  return hookEvaluators(loaded.model, policy, reads, loaded.projectDir, io.env);
 }
 
 /** `--input FILE|-`: a JSON object. */

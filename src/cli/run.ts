@@ -270,6 +270,7 @@ export async function openGatehouse(
       optionalTools: [...(config.tools?.allow ?? []), ...(config.tools?.alsoAllow ?? [])],
       commandHooks,
       permissions,
+      sandboxReads: sandbox.policy.filesystem,
       ...(options.approver ? { approver: options.approver } : {}),
       logger: log,
       config: settings.runtime,

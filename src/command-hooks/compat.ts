@@ -22,6 +22,10 @@ const no = (name: string, note: string) => row(name, "not supported", note);
 
 const NO_SUCH_THING = (what: string) => `Gatehouse has no ${what}`;
 
+/** Fields only events Gatehouse does not fire have: not supported, with the events named. */
+const unfired = (events: string, fields: readonly string[]): CompatRow[] =>
+  fields.map((field) => no(field, `${events} only, which Gatehouse does not fire`));
+
 export const CLAUDE_CODE_EVENTS: readonly CompatRow[] = [
   differs(
     "SessionStart",
@@ -126,6 +130,21 @@ export const CLAUDE_CODE_INPUT_FIELDS: readonly CompatRow[] = [
   ok("message", "Notification"),
   no("title", "Gatehouse's notifications have no title"),
   ok("notification_type"),
+  // The input fields of the events Gatehouse does not fire (listed under Event with why).
+  ...unfired("InstructionsLoaded, ConfigChange, FileChanged", ["file_path"]),
+  ...unfired("InstructionsLoaded", ["memory_type", "load_reason", "globs", "trigger_file_path", "parent_file_path"]),
+  ...unfired("UserPromptExpansion", ["expansion_type", "command_name", "command_args", "command_source"]),
+  ...unfired("MessageDisplay", ["turn_id", "message_id", "index", "delta", "final"]),
+  ...unfired("TaskCreated, TaskCompleted", ["task_id", "task_subject", "task_description"]),
+  ...unfired("TaskCreated, TaskCompleted, TeammateIdle", ["teammate_name", "team_name"]),
+  ...unfired("CwdChanged", ["old_cwd", "new_cwd"]),
+  ...unfired("DirectoryAdded", ["directory"]),
+  ...unfired("FileChanged", ["event"]),
+  ...unfired("WorktreeCreate", ["name"]),
+  ...unfired("WorktreeRemove", ["worktree_path"]),
+  ...unfired("Elicitation, ElicitationResult", ["mcp_server_name", "mode", "url", "elicitation_id"]),
+  ...unfired("Elicitation", ["requested_schema"]),
+  ...unfired("ElicitationResult", ["action", "content"]),
 ];
 
 export const CLAUDE_CODE_OUTPUT_FIELDS: readonly CompatRow[] = [
@@ -175,6 +194,9 @@ export const CLAUDE_CODE_OUTPUT_FIELDS: readonly CompatRow[] = [
     `SessionStart: type-checked (a boolean) and ignored: ${NO_SUCH_THING("skills")}`,
   ),
   no("hookSpecificOutput.classifierContext", NO_SUCH_THING("auto-mode classifier")),
+  ...unfired("MessageDisplay", ["hookSpecificOutput.displayContent"]),
+  ...unfired("WorktreeCreate", ["hookSpecificOutput.worktreePath"]),
+  ...unfired("Elicitation, ElicitationResult", ["hookSpecificOutput.action", "hookSpecificOutput.content"]),
 ];
 
 export const CLAUDE_CODE_HANDLER_TYPES: readonly CompatRow[] = [
@@ -189,7 +211,7 @@ export const CLAUDE_CODE_HANDLER_TYPES: readonly CompatRow[] = [
   ),
   differs(
     "agent",
-    "as in Claude Code (Read, Grep and Glob, 50 turns, 60 s, continues on block), with `model` as for `prompt`; its model and tool calls are not hooked and its tokens count in the run's usage; every read meets the permission rules with no one to ask (a deny or ask rule refuses it; a search skips such files); its prompt and every tool result are masked; `onFailure` applies",
+    "as in Claude Code (Read, Grep and Glob, 50 turns, 60 s, continues on block), with `model` as for `prompt`; its model and tool calls are not hooked and its tokens count in the run's usage; every read meets the permission rules with no one to ask (a deny or ask rule refuses it; a search skips such files) and the sandbox's read rules (`denyRead`, `allowRead`, credential files), sandbox on or off; its prompt and every tool result are masked; `onFailure` applies",
   ),
   differs(
     "mcp_tool",
@@ -197,11 +219,37 @@ export const CLAUDE_CODE_HANDLER_TYPES: readonly CompatRow[] = [
   ),
 ];
 
+/** The fields of a handler (hooks.md "Hook handler fields"). */
+export const CLAUDE_CODE_HANDLER_FIELDS: readonly CompatRow[] = [
+  ok("type"),
+  ok("if", "one permission rule, read as the permission rules are"),
+  ok("timeout", "seconds; Claude Code's defaults per handler type"),
+  differs("statusMessage", "accepted and ignored: Gatehouse shows no spinner"),
+  differs(
+    "once",
+    "accepted and ignored: Claude Code honours it only in skill frontmatter, which Gatehouse does not read",
+  ),
+  ok("command"),
+  ok("args", "exec form: `command` spawned directly with `args`"),
+  ok("async", "see `command` under Handler type"),
+  ok("asyncRewake", "see `command` under Handler type"),
+  differs("shell", '`"bash"` (and `"sh"`); `"powershell"` is refused'),
+  ok("url"),
+  differs("headers", "variables pass the environment policy too"),
+  ok("allowedEnvVars"),
+  ok("server", "a server of gatehouse.json's `mcpServers`"),
+  ok("tool"),
+  ok("input"),
+  ok("prompt"),
+  differs("model", "an alias, a model id of the run's provider, or a Gatehouse spec (see `prompt` under Handler type)"),
+];
+
 const SECTIONS: readonly [string, readonly CompatRow[]][] = [
   ["Event", CLAUDE_CODE_EVENTS],
   ["Input field", CLAUDE_CODE_INPUT_FIELDS],
   ["Output field", CLAUDE_CODE_OUTPUT_FIELDS],
   ["Handler type", CLAUDE_CODE_HANDLER_TYPES],
+  ["Handler field", CLAUDE_CODE_HANDLER_FIELDS],
 ];
 
 export const COMPAT_START =

@@ -1,3 +1,4 @@
+import { homedir } from "node:os";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { DEFAULT_ENV_POLICY, type EnvPolicy } from "../core/env-policy.js";
 import { envMasker, withheldValues } from "../core/secret-values.js";
@@ -10,6 +11,8 @@ import { PermissionPolicy } from "../permissions/index.js";
 import type { PluginEntry, PluginHookOptions } from "../plugins/config.js";
 import type { PluginDefinition } from "../plugins/define.js";
 import { type HostLogger, PluginHost } from "../plugins/host.js";
+import { type SandboxPolicy, sandboxPolicy } from "../sandbox/policy.js";
+import { DEFAULT_SANDBOX_SETTINGS } from "../sandbox/settings.js";
 import { openStore, resolveStoreOptions, type StoreOptions } from "../store/index.js";
 import type { SessionStore, StoreView } from "../store/types.js";
 import type { McpLogger, McpServerPool } from "../tools/mcp.js";
@@ -92,6 +95,11 @@ export interface RuntimeOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** The permission rules and mode (docs/permissions.md). Default: `default` mode, no rules. */
   readonly permissions?: PermissionPolicy;
+  /**
+   * The sandbox's read rules, which an `agent` command hook's reads obey too (docs/security.md#sandbox).
+   * Default: the sandbox's defaults (the credential files and Gatehouse's own data unreadable).
+   */
+  readonly sandboxReads?: SandboxPolicy["filesystem"];
   /**
    * Plugins added after `plugins` and `pluginEntries` when the runtime starts (the assembly's
    * command hooks, loaded only when some are configured).
@@ -180,6 +188,9 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
   const engine = new HookEngine({ logger, ...(options.config?.hooks ? { timeouts: options.config.hooks } : {}) });
   const plugins = new PluginHost(engine, { cwd: config.cwd, logger });
   const permissions = options.permissions ?? new PermissionPolicy({ mode: "default", rules: [], cwd: config.cwd });
+  const sandboxReads =
+    options.sandboxReads ??
+    sandboxPolicy(DEFAULT_SANDBOX_SETTINGS, [], { projectDir: config.cwd, homeDir: homedir() }).filesystem;
   let store: SessionStore | undefined;
   let deps: RuntimeDeps | undefined;
   let mcp: McpServerPool | undefined;
@@ -213,7 +224,7 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
     store: () => store as SessionStore,
     onSessionEnv: (sessionId, variables) => sessionEnv.set(sessionId, { ...sessionEnv.get(sessionId), ...variables }),
     evaluatePrompt: (request) => hookModelCall(models as ModelResolver)(request),
-    evaluateAgent: (request) => hookAgentCall(models as ModelResolver, permissions, config.cwd)(request),
+    evaluateAgent: (request) => hookAgentCall(models as ModelResolver, permissions, config.cwd, sandboxReads)(request),
     runUsage: (runId) => runUsage.get(runId),
     callMcpTool: hookMcpCall(
       () => deps?.tools,

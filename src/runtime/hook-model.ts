@@ -5,6 +5,9 @@ import { type CollectedResponse, type CollectedToolCall, collectStream, type Mod
 import { type PromptMessage, toModelPrompt } from "../models/prompt.js";
 import { toModelTools } from "../models/tools.js";
 import { type PermissionPolicy, withRealPath } from "../permissions/index.js";
+import type { SandboxPolicy } from "../sandbox/policy.js";
+import { readDenied } from "../sandbox/refusals.js";
+import { resolvePath } from "../tools/builtin/fs-util.js";
 import { createGlobTool, createGrepTool, createReadTool } from "../tools/builtin/index.js";
 import { mcpToolName } from "../tools/mcp-name.js";
 import { type Tool, type ToolContext, ToolError } from "../tools/types.js";
@@ -72,11 +75,20 @@ function readOnlyTools(): AgentTools {
  * outside any run: no hook fires for its model calls or its tool calls, and nothing is stored.
  * Every call meets the permission rules with no one to ask (`decideUnattended`): a deny or ask
  * rule refuses it, a file reached through a symbolic link included, and a search skips the files
- * a rule keeps it from reading. Every tool result is masked before the model reads it.
+ * a rule keeps it from reading. The sandbox's read rules (`sandboxReads`: `denyRead`, `allowRead`,
+ * the credential files) refuse it too, whether or not Bash commands run sandboxed: a policy hook's
+ * agent has no business in what the sandbox keeps from the run's commands. Every tool result is
+ * masked before the model reads it.
  */
-export function hookAgentCall(models: ModelResolver, permissions: PermissionPolicy, cwd: string) {
+export function hookAgentCall(
+  models: ModelResolver,
+  permissions: PermissionPolicy,
+  cwd: string,
+  sandboxReads: SandboxPolicy["filesystem"],
+) {
   const refusal = (toolName: string, input: unknown): string | undefined => {
-    for (const form of withRealPath(input)) {
+    const forms = withRealPath(input);
+    for (const form of forms) {
       const decision = permissions.decideUnattended(toolName, form);
       if (decision.behavior === "allow") continue;
       const { rule } = decision;
@@ -91,6 +103,12 @@ export function hookAgentCall(models: ModelResolver, permissions: PermissionPoli
           ...(rule ? { rule: rule.rule, source: rule.source, ...(rule.file ? { file: rule.file } : {}) } : {}),
         }),
       );
+    }
+    // After the rules, so a read both refuse names its rule.
+    for (const form of forms) {
+      const path = pathOf(form);
+      if (path !== undefined && readDenied(resolvePath(path, cwd), sandboxReads))
+        return notices.permissionDenied(toolName, "the sandbox's filesystem rules keep it from being read");
     }
     return undefined;
   };
@@ -112,6 +130,13 @@ export function hookAgentCall(models: ModelResolver, permissions: PermissionPoli
     }
     return undefined;
   };
+}
+
+/** The file or folder a read names (`file_path` of Read, `path` of Grep and Glob). */
+function pathOf(input: unknown): string | undefined {
+  const fields = (typeof input === "object" && input !== null ? input : {}) as Record<string, unknown>;
+  const path = fields.file_path ?? fields.path;
+  return typeof path === "string" ? path : undefined;
 }
 
 /** One tool call of the agent: the result as the model reads it (before masking). */

@@ -23,11 +23,7 @@ function isAtOrUnder(path: string, root: string): boolean {
 
 /** Whether `path` is one of `entries` or under one (an entry may be a glob: `**\/.env`). */
 function listed(path: string, entries: readonly string[]): boolean {
-  return entries.some((entry) =>
-    /[*?[\]{}]/.test(entry)
-      ? picomatch().isMatch(path, [entry, `${entry}/**`], { dot: true })
-      : isAtOrUnder(path, entry),
-  );
+  return entries.some((entry) => namedAncestor(path, entry) !== undefined);
 }
 
 /**
@@ -59,6 +55,37 @@ export function readsDenied(command: string, cwd: string, policy: SandboxPolicy)
   return words.some((word) => {
     if (word === "" || word.startsWith("-")) return false;
     const path = word === "~" || word.startsWith("~/") ? `${homedir()}${word.slice(1)}` : resolve(cwd, word);
-    return listed(path, fs.denyRead) && !listed(path, fs.allowRead);
+    return readDenied(path, fs);
   });
+}
+
+/**
+ * Whether the sandbox makes an absolute path unreadable: at or under a `denyRead` entry (the
+ * credential files and `Read(…)` deny rules among them) and not re-opened by `allowRead`. As in
+ * Claude Code (sandboxing.md) and its runtime, the more specific entry wins: an `allowRead` inside
+ * a denied folder (or naming the denied file) re-opens it, a wider one does not (`allowRead: ["."]`
+ * leaves `.env` and `.gatehouse/` shut). The one answer for every read the sandbox's rules govern:
+ * a sandboxed command's words, an agent hook's reads.
+ */
+export function readDenied(path: string, fs: SandboxPolicy["filesystem"]): boolean {
+  const reopened = (denied: string) =>
+    fs.allowRead.some((entry) => {
+      const allowed = namedAncestor(path, entry);
+      return allowed !== undefined && isAtOrUnder(allowed, denied);
+    });
+  return fs.denyRead.some((entry) => {
+    const denied = namedAncestor(path, entry);
+    return denied !== undefined && !reopened(denied);
+  });
+}
+
+/** The file or folder an entry names that `path` is or is under (a glob: the first ancestor it matches). */
+function namedAncestor(path: string, entry: string): string | undefined {
+  if (!/[*?[\]{}]/.test(entry)) return isAtOrUnder(path, entry) ? entry : undefined;
+  const parts = path.split("/");
+  for (let n = 2; n <= parts.length; n++) {
+    const ancestor = parts.slice(0, n).join("/");
+    if (picomatch().isMatch(ancestor, entry, { dot: true })) return ancestor;
+  }
+  return undefined;
 }

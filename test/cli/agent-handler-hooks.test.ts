@@ -4,7 +4,7 @@
 // with no one to ask; what its model reads is masked. And what a `prompt` or `agent` hook's model
 // calls cost counts in the run's usage.
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync, symlinkSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -229,6 +229,45 @@ describe("agent hooks against a provider's server", { concurrency: 1 }, () => {
     assert.equal(results.call_2, "No matches found");
     assert.match(results.call_3 ?? "", /README\.md/);
     assert.doesNotMatch(results.call_3 ?? "", /\.env|ask\.txt/);
+    assert.ok(!JSON.stringify(server.requests).includes(SECRET), "the secret is in no request");
+  });
+
+  test("the sandbox's read rules bind the agent too: denyRead refuses, allowRead re-opens, credential files stay shut", async () => {
+    const cwd = await agentProject({
+      "private/key.txt": `sandboxed ${SECRET}\n`,
+      "private/public.md": "open to all\n",
+      ".ssh/id_rsa": `ssh ${SECRET}\n`,
+      "linked.txt": "replaced by a link below",
+      // (HOME is the project folder here: `~/private` is the project's folder.)
+      ".claude/settings.json": {
+        sandbox: { filesystem: { denyRead: ["~/private"], allowRead: ["~/private/public.md"] } },
+      },
+    });
+    rmSync(join(cwd, "linked.txt"));
+    symlinkSync(join(cwd, "private", "key.txt"), join(cwd, "linked.txt"));
+    server.reply(
+      toolCalls(
+        { name: "Read", input: { file_path: "private/key.txt" } },
+        { name: "Read", input: { file_path: "private/public.md" } },
+        { name: "Read", input: { file_path: "~/.ssh/id_rsa" } },
+        { name: "Read", input: { file_path: "linked.txt" } },
+        { name: "Grep", input: { pattern: "hunter2", path: ".", output_mode: "content" } },
+        { name: "Glob", input: { pattern: "**/*", path: "private" } },
+      ),
+      answer('{"ok": true}'),
+    );
+    const r = await run(cwd);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(server.requests.length, 2);
+    const results = toolMessages(server.requests[1]?.body);
+    const refused =
+      /Permission to use (Read|Glob) was denied \(the sandbox's filesystem rules keep it from being read\)/;
+    assert.match(results.call_0 ?? "", refused);
+    assert.match(results.call_1 ?? "", /open to all/);
+    assert.match(results.call_2 ?? "", refused, "~/.ssh is a credential folder");
+    assert.match(results.call_3 ?? "", refused, "a link meets the rules of its target");
+    assert.equal(results.call_4, "No matches found");
+    assert.match(results.call_5 ?? "", refused);
     assert.ok(!JSON.stringify(server.requests).includes(SECRET), "the secret is in no request");
   });
 

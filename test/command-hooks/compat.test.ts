@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import {
   CLAUDE_CODE_EVENTS,
+  CLAUDE_CODE_HANDLER_FIELDS,
   CLAUDE_CODE_HANDLER_TYPES,
   CLAUDE_CODE_INPUT_FIELDS,
   CLAUDE_CODE_OUTPUT_FIELDS,
@@ -56,7 +57,45 @@ const GATEHOUSE_ONLY = new Set(["run_id", "depth", "loop_count", "response_text"
 /** Claude Code's input fields Gatehouse does not send, though it lists them as supported elsewhere. */
 const UNSENT_BY_DESIGN = new Set<string>();
 
+/**
+ * Every input field Claude Code 2.1.328's hooks reference documents (the common fields and each
+ * event's "input" section; tool inputs and nested objects aside), and every output field.
+ */
+const DOCUMENTED_INPUT_FIELDS = [
+  ...["session_id", "transcript_path", "cwd", "hook_event_name", "permission_mode", "prompt_id", "effort"],
+  ...["agent_id", "agent_type", "agent_transcript_path", "model", "source", "session_title", "reason", "prompt"],
+  ...["tool_name", "tool_input", "tool_use_id", "tool_response", "duration_ms", "error", "is_interrupt"],
+  ...["error_details", "tool_calls", "permission_suggestions", "stop_hook_active", "last_assistant_message"],
+  ...["background_tasks", "session_crons", "trigger", "custom_instructions", "compact_summary", "message"],
+  ...["title", "notification_type", "file_path", "memory_type", "load_reason", "globs", "trigger_file_path"],
+  ...["parent_file_path", "expansion_type", "command_name", "command_args", "command_source", "turn_id"],
+  ...["message_id", "index", "delta", "final", "task_id", "task_subject", "task_description", "teammate_name"],
+  ...["team_name", "old_cwd", "new_cwd", "directory", "event", "name", "worktree_path", "mcp_server_name"],
+  ...["mode", "url", "elicitation_id", "requested_schema", "action", "content"],
+];
+const DOCUMENTED_OUTPUT_FIELDS = [
+  ...["continue", "stopReason", "suppressOutput", "systemMessage", "decision", "reason"],
+  ...["hookEventName", "permissionDecision", "permissionDecisionReason", "updatedInput", "additionalContext"],
+  ...["updatedToolOutput", "updatedMCPToolOutput", "decision", "retry", "sessionTitle", "suppressOriginalPrompt"],
+  ...["initialUserMessage", "watchPaths", "reloadSkills", "displayContent", "worktreePath", "action", "content"],
+].map((f, i) => (i < 6 ? f : `hookSpecificOutput.${f}`));
+
 describe("the Claude Code compatibility tables are in step with the code", () => {
+  test("every input and output field Claude Code documents has a row, with its status", () => {
+    const inputs = new Set(names(CLAUDE_CODE_INPUT_FIELDS));
+    const outputs = new Set(names(CLAUDE_CODE_OUTPUT_FIELDS));
+    assert.deepEqual(
+      DOCUMENTED_INPUT_FIELDS.filter((f) => !inputs.has(f)),
+      [],
+      "documented input fields missing from the table",
+    );
+    assert.deepEqual(
+      DOCUMENTED_OUTPUT_FIELDS.filter((f) => !outputs.has(f)),
+      [],
+      "documented output fields missing from the table",
+    );
+  });
+
   test("docs/command-hooks.md holds what compat.ts renders", () => {
     const doc = readFileSync(new URL("../../docs/command-hooks.md", import.meta.url), "utf8");
     assert.ok(
@@ -107,12 +146,24 @@ describe("the Claude Code compatibility tables are in step with the code", () =>
     assert.deepEqual(names(CLAUDE_CODE_HANDLER_TYPES, false), []);
   });
 
+  test("handler fields: every field Claude Code documents is listed, and every one listed is one the loader accepts", () => {
+    const documented = [
+      ...["type", "if", "timeout", "statusMessage", "once", "command", "args", "async", "asyncRewake", "shell"],
+      ...["url", "headers", "allowedEnvVars", "server", "tool", "input", "prompt", "model"],
+    ];
+    assert.deepEqual(names(CLAUDE_CODE_HANDLER_FIELDS), [...documented].sort());
+    const accepted = new Set(HandlerSchema.options.flatMap((o) => Object.keys(o.shape)));
+    for (const field of names(CLAUDE_CODE_HANDLER_FIELDS, true))
+      assert.ok(accepted.has(field), `${field} is listed but no handler schema accepts it`);
+  });
+
   test("a row that is not plainly supported says why", () => {
     for (const rows of [
       CLAUDE_CODE_EVENTS,
       CLAUDE_CODE_INPUT_FIELDS,
       CLAUDE_CODE_OUTPUT_FIELDS,
       CLAUDE_CODE_HANDLER_TYPES,
+      CLAUDE_CODE_HANDLER_FIELDS,
     ])
       for (const r of rows) if (r.support !== "supported") assert.notEqual(r.note, "", `${r.name} needs a note`);
   });

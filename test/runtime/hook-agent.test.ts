@@ -36,6 +36,9 @@ const policy = (mode: PermissionMode, rules: Record<"deny" | "ask" | "allow", st
     ),
   });
 
+/** The sandbox with nothing unreadable: only the permission rules refuse. */
+const NO_SANDBOX_READS = { allowWrite: [], denyWrite: [], denyRead: [], allowRead: [] };
+
 /** A scripted model that records each call's prompt (and can act when called). */
 function recording(script: ScriptInput, onCall?: (n: number) => void) {
   const inner = createScriptedModel(script);
@@ -88,6 +91,7 @@ describe("a hook's agent", () => {
       models,
       policy("default", { deny: ["Read(./secret.env)"], ask: [], allow: [] }),
       project,
+      NO_SANDBOX_READS,
     );
     const reply = await agent({
       model: undefined,
@@ -118,6 +122,7 @@ describe("a hook's agent", () => {
         models,
         p,
         project,
+        NO_SANDBOX_READS,
       )({ model: undefined, system: "s", prompt: "p", signal, maxTurns: 5, mask: (t) => t });
       return toolResults(calls[1])[0] ?? "";
     };
@@ -146,6 +151,7 @@ describe("a hook's agent", () => {
       open.models,
       policy("default", { deny: [], ask: [], allow: [] }),
       project,
+      NO_SANDBOX_READS,
     )({
       model: undefined,
       system: "s",
@@ -174,6 +180,7 @@ describe("a hook's agent", () => {
         stopped.models,
         policy("default", { deny: [], ask: [], allow: [] }),
         project,
+        NO_SANDBOX_READS,
       )({
         model: undefined,
         system: "s",
@@ -195,6 +202,7 @@ describe("a hook's agent", () => {
       models,
       policy("default", { deny: [], ask: [], allow: [] }),
       project,
+      NO_SANDBOX_READS,
     )({
       model: undefined,
       system: "s",

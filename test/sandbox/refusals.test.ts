@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 import { loadShellParser } from "../../src/permissions/index.js";
 import type { SandboxPolicy } from "../../src/sandbox/policy.js";
-import { readsDenied, writeRefused } from "../../src/sandbox/refusals.js";
+import { readDenied, readsDenied, writeRefused } from "../../src/sandbox/refusals.js";
 
 const policy: SandboxPolicy = {
   filesystem: {
@@ -47,5 +47,19 @@ describe("what counts as a sandbox refusal of a path (the audit's sandbox:filesy
     assert.equal(reads("cat /home/u/.ssh/known_hosts"), false);
     assert.equal(reads("cat README.md"), false);
     assert.equal(reads("ls -la"), false);
+  });
+
+  test("overlapping read rules: the more specific wins, so a wide allowRead does not re-open a denied file, folder or glob inside it", () => {
+    const fs = (denyRead: string[], allowRead: string[]) => ({ ...policy.filesystem, denyRead, allowRead });
+    // Claude Code's three examples (sandboxing.md), and the credential files under a wide allow.
+    assert.equal(readDenied("/home/u/projects/a.ts", fs(["/home/u"], ["/home/u/projects"])), false);
+    assert.equal(readDenied("/home/u/notes.txt", fs(["/home/u"], ["/home/u/projects"])), true);
+    assert.equal(readDenied("/home/u/.env", fs(["/home/u/.env"], ["/home/u"])), true);
+    assert.equal(readDenied("/home/u/a/b/.env", fs(["/home/u/**/.env"], ["/home/u"])), true);
+    assert.equal(readDenied("/home/u/a/b/c.ts", fs(["/home/u/**/.env"], ["/home/u"])), false);
+    assert.equal(readDenied("/home/u/.ssh/id_rsa", fs(["/home/u/.ssh"], ["/"])), true);
+    // An allow naming the denied file itself, or a file inside the denied folder, re-opens it.
+    assert.equal(readDenied("/home/u/.env", fs(["/home/u/.env"], ["/home/u/.env"])), false);
+    assert.equal(readDenied("/home/u/.ssh/known_hosts", fs(["/home/u/.ssh"], ["/home/u/.ssh/known_hosts"])), false);
   });
 });
