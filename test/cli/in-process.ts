@@ -26,6 +26,19 @@ const emptyHome = mkdtempSync(join(tmpdir(), "gatehouse-home-"));
 process.env.HOME = emptyHome;
 process.once("exit", () => rmSync(emptyHome, { recursive: true, force: true }));
 
+/**
+ * What this process writes on its own stderr while commands run in it goes to each of them: a
+ * spawned CLI's stderr would hold it, so a line written past the command's io (a warning, a leak)
+ * is not lost to the test. (stdout carries the test runner's reports: nothing writes there.)
+ */
+const running = new Set<{ text: string }>();
+const writeStderr = process.stderr.write.bind(process.stderr);
+process.stderr.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+  const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8");
+  for (const output of running) output.text += text;
+  return writeStderr(chunk, ...rest);
+}) as typeof process.stderr.write;
+
 /** A stream that collects what is written to it (not a terminal). */
 function collector(): OutStream & { text: string } {
   return {
@@ -54,6 +67,8 @@ const COMMANDS: Record<string, Register> = {
   config: async (program, host) => (await import("../../src/cli/config.js")).registerConfigCommand(program, host),
   mcp: async (program, host) => (await import("../../src/cli/mcp.js")).registerMcpCommand(program, host),
   init: async (program, host) => (await import("../../src/cli/init.js")).registerInitCommand(program, host),
+  permissions: async (program, host) =>
+    (await import("../../src/cli/permissions.js")).registerPermissionsCommand(program, host),
   keys: async (program, host) => (await import("../../src/cli/serve.js")).registerKeysCommand(program, host),
 };
 
@@ -86,12 +101,15 @@ export async function gatehouseInProcess(args: readonly string[], options: InPro
     .showHelpAfterError("(add --help for usage)")
     .configureOutput({ writeOut: (text) => stdout.write(text), writeErr: (text) => stderr.write(text) });
   await register(program, host);
+  running.add(stderr);
   try {
     await program.parseAsync([...args], { from: "user" });
   } catch (error) {
     // As main.ts: commander's refusals of the command line are bad input (exit 2).
     if (!(error instanceof CommanderError)) throw error;
     code = error.exitCode === 0 ? 0 : 2;
+  } finally {
+    running.delete(stderr);
   }
   // The sandbox is one per process (a proxy, socat bridges, signal handlers): a spawned CLI has
   // its own, tests running at once in this process would share one, and it would outlive the test.
