@@ -19,12 +19,14 @@ import { type CliOptions, type CliResult, TRUST_ENV } from "./helpers.js";
 
 type InProcessOptions = Pick<CliOptions, "cwd" | "env" | "input">;
 
-// A spawned CLI's HOME is its project, and every command reads HOME from its io. What still asks
-// the process (os.homedir() for `~` in a tool's path) gets an empty home of this test file's own:
-// never the user's, whose ~/.claude would leak into the tests.
-const emptyHome = mkdtempSync(join(tmpdir(), "gatehouse-home-"));
-process.env.HOME = emptyHome;
-process.once("exit", () => rmSync(emptyHome, { recursive: true, force: true }));
+// A spawned CLI's HOME and cwd are its project, and every command reads them from its io. What
+// still asks the process (os.homedir() for `~` in a tool's path, a plugin writing a relative path)
+// gets an empty folder of this test file's own: never the user's home (whose ~/.claude would leak
+// into the tests) nor the repository. Tests that need the process's cwd to be the project spawn.
+const scratch = mkdtempSync(join(tmpdir(), "gatehouse-in-process-"));
+process.env.HOME = scratch;
+process.chdir(scratch);
+process.once("exit", () => rmSync(scratch, { recursive: true, force: true }));
 
 /**
  * What this process writes on its own stderr while commands run in it goes to each of them: a
