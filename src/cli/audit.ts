@@ -2,7 +2,7 @@
 // imports stay light: the config and the store are imported when the command runs.
 import type { Command } from "commander";
 import type { AuditRecord } from "../store/types.js";
-import { COLOR_HELP, exitHelp, processIO, projectOptions } from "./common.js";
+import { COLOR_HELP, type CommandHost, exitHelp, PROCESS_HOST, projectOptions } from "./common.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import { parseSince, shortTime, table } from "./format.js";
 import type { CommandIO, ProjectFlags } from "./project.js";
@@ -17,7 +17,7 @@ export interface AuditFlags extends ProjectFlags {
 const DEFAULT_LIMIT = 100;
 
 /** Adds `gatehouse audit` to the program. */
-export function registerAuditCommand(program: Command): void {
+export function registerAuditCommand(program: Command, host: CommandHost = PROCESS_HOST): void {
   projectOptions(program.command("audit"))
     .summary("hook decisions: time, hook, plugin, outcome, category")
     .description(
@@ -35,7 +35,7 @@ export function registerAuditCommand(program: Command): void {
       exitHelp({ usage: "GATEHOUSE_DATABASE_URL, a --since that is neither a date nor a duration" }),
     )
     .action(async (flags: AuditFlags) => {
-      process.exitCode = await audit(flags, processIO());
+      host.exit(await audit(flags, host.io()));
     });
 }
 

@@ -3,7 +3,7 @@
 // exit codes only. Everything that touches config, the store or the runtime is imported when a
 // command runs.
 import type { Command } from "commander";
-import type { CommandIO } from "./project.js";
+import type { CliIO } from "./run.js";
 
 /** `--config` and `--data-dir`, as `gatehouse run` takes them. */
 export function projectOptions(command: Command): Command {
@@ -12,9 +12,35 @@ export function projectOptions(command: Command): Command {
     .option("--data-dir <dir>", "data folder for the default SQLite store (default: ./.gatehouse)");
 }
 
-export function processIO(): CommandIO {
-  return { cwd: process.cwd(), env: process.env, stdout: process.stdout, stderr: process.stderr };
+/**
+ * Where a command runs: its IO and where its exit status goes. `gatehouse` gives the process
+ * (PROCESS_HOST); tests give their own, to run a command in their process (test/cli/in-process.ts).
+ */
+export interface CommandHost {
+  /** The process around the command: cwd, env, stdin, stdout, stderr. */
+  io(): CliIO;
+  /** The command's exit status. */
+  exit(code: number): void;
+  /** Calls `listener` on Ctrl-C until the returned function is called. */
+  onInterrupt(listener: () => void): () => void;
 }
+
+export const PROCESS_HOST: CommandHost = {
+  io: () => ({
+    cwd: process.cwd(),
+    env: process.env,
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  }),
+  exit: (code) => {
+    process.exitCode = code;
+  },
+  onInterrupt: (listener) => {
+    process.on("SIGINT", listener);
+    return () => process.off("SIGINT", listener);
+  },
+};
 
 /**
  * Exit statuses of the commands that read or change the project (not `run`): `failed` says

@@ -1,7 +1,7 @@
 // `gatehouse config`. main.ts loads this module at start-up to register the command, so its own
 // imports stay light: the config and the runtime's defaults are imported when the command runs.
 import type { Command } from "commander";
-import { COLOR_HELP, exitHelp, processIO, projectOptions } from "./common.js";
+import { COLOR_HELP, type CommandHost, exitHelp, PROCESS_HOST, projectOptions } from "./common.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import { shownPath } from "./format.js";
 import type { CommandIO, Project, ProjectFlags } from "./project.js";
@@ -32,7 +32,7 @@ const PROVIDER_VARIABLES = [
 const PRECEDENCE = "Precedence: flags > environment > gatehouse.json > defaults.";
 
 /** Adds `gatehouse config` to the program. */
-export function registerConfigCommand(program: Command): void {
+export function registerConfigCommand(program: Command, host: CommandHost = PROCESS_HOST): void {
   projectOptions(program.command("config"))
     .summary("print the resolved configuration, secrets masked")
     .description(
@@ -42,7 +42,7 @@ export function registerConfigCommand(program: Command): void {
     .option("--json", "print the resolved configuration as one JSON object")
     .addHelpText("after", exitHelp({ failed: null }))
     .action(async (flags: ConfigFlags) => {
-      process.exitCode = await configCommand(flags, processIO());
+      host.exit(await configCommand(flags, host.io()));
     });
 }
 

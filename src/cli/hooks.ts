@@ -15,6 +15,7 @@ import type {
 } from "../command-hooks/index.js";
 import type { EnvPolicy } from "../core/env-policy.js";
 import type { LoadedPermissions } from "../permissions/index.js";
+import { type CommandHost, PROCESS_HOST } from "./common.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import type { CliLogger } from "./output.js";
 import { projectRelative } from "./paths.js";
@@ -74,7 +75,7 @@ Exit status:
      --tool on an event without tools, a bad flag or gatehouse.json`;
 
 /** Adds `gatehouse hooks` and its subcommands to the program. */
-export function registerHooksCommand(program: Command): void {
+export function registerHooksCommand(program: Command, host: CommandHost = PROCESS_HOST): void {
   const hooks = program
     .command("hooks")
     .summary("list, check and try the command hooks")
@@ -90,7 +91,7 @@ export function registerHooksCommand(program: Command): void {
     .option("--json", "print a JSON array instead of a table")
     .addHelpText("after", `${SOURCES_HELP}\n${LIST_EXIT_HELP}`)
     .action(async (flags: HooksListFlags) => {
-      process.exitCode = await hooksList(flags, processIO());
+      host.exit(await hooksList(flags, host.io()));
     });
 
   hooks
@@ -102,7 +103,7 @@ export function registerHooksCommand(program: Command): void {
     .option("--json", "print { errors, warnings, handlers, disabled, managedOnly, diagnostics } as JSON")
     .addHelpText("after", `${SOURCES_HELP}\n${CHECK_EXIT_HELP}`)
     .action(async (flags: HooksCheckFlags) => {
-      process.exitCode = await hooksCheck(flags, processIO());
+      host.exit(await hooksCheck(flags, host.io()));
     });
 
   hooks
@@ -121,18 +122,13 @@ export function registerHooksCommand(program: Command): void {
     .action(async (event: string, flags: HooksTestFlags) => {
       const controller = new AbortController();
       // Ctrl-C stops the handlers (their process groups are killed) instead of orphaning them.
-      const onSigint = () => controller.abort();
-      process.on("SIGINT", onSigint);
+      const off = host.onInterrupt(() => controller.abort());
       try {
-        process.exitCode = await hooksTest(event, flags, { ...processIO(), signal: controller.signal });
+        host.exit(await hooksTest(event, flags, { ...host.io(), signal: controller.signal }));
       } finally {
-        process.off("SIGINT", onSigint);
+        off();
       }
     });
-}
-
-function processIO(): CliIO {
-  return { cwd: process.cwd(), env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
 }
 
 /** A problem that ends the command with an exit status, reported on stderr. */
@@ -226,7 +222,7 @@ async function loadHooks(L: Lib, flags: HooksSourceFlags, io: CliIO): Promise<Lo
     diagnostics,
   } = L.loadSources({
     projectDir: io.cwd,
-    commandHooks: { ...load, homeDir: load.homeDir ?? homedir() },
+    commandHooks: { ...load, homeDir: load.homeDir ?? (io.env.HOME || homedir()) },
     config: { file: configFile ?? "gatehouse.json", ...(permissions === undefined ? {} : { permissions }) },
     // As in a run: a project not trusted enables no Claude Code plugins, and its allow rules wait.
     permissions: untrustedFilesOf(L, flags, io, configFile),

@@ -4,7 +4,7 @@ import { access, appendFile, mkdir, readFile, unlink, writeFile } from "node:fs/
 import { dirname, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { PACKAGE_NAME } from "../version.js";
-import { exitHelp, processIO } from "./common.js";
+import { type CommandHost, exitHelp, PROCESS_HOST } from "./common.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import type { CommandIO } from "./project.js";
 
@@ -107,7 +107,7 @@ Try it (offline: the scripted model echoes your prompt):
 `;
 
 /** Adds `gatehouse init` to the program. */
-export function registerInitCommand(program: Command): void {
+export function registerInitCommand(program: Command, host: CommandHost = PROCESS_HOST): void {
   program
     .command("init")
     .summary("write a starter gatehouse.json, example plugin and example command hook")
@@ -117,7 +117,7 @@ export function registerInitCommand(program: Command): void {
     .argument("[dir]", "the project folder (default: the current folder; created if missing)")
     .addHelpText("after", exitHelp({ failed: "a file could not be written", usage: "a file that already exists" }))
     .action(async (dir: string | undefined) => {
-      process.exitCode = await initCommand(dir, processIO());
+      host.exit(await initCommand(dir, host.io()));
     });
 }
 

@@ -3,7 +3,7 @@
 // command, so its own imports stay light; the config and the MCP SDK load when it runs.
 import type { Command } from "commander";
 import type { McpServerState } from "../tools/mcp.js";
-import { COLOR_HELP, processIO, projectOptions } from "./common.js";
+import { COLOR_HELP, type CommandHost, PROCESS_HOST, projectOptions } from "./common.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import { table } from "./format.js";
 import type { CommandIO, ProjectFlags } from "./project.js";
@@ -13,7 +13,7 @@ export interface McpListFlags extends ProjectFlags {
 }
 
 /** Adds `gatehouse mcp` and its subcommands to the program. */
-export function registerMcpCommand(program: Command): void {
+export function registerMcpCommand(program: Command, host: CommandHost = PROCESS_HOST): void {
   const mcp = program
     .command("mcp")
     .summary("list the configured MCP servers with their status and tools")
@@ -35,7 +35,7 @@ Exit status:
 `,
     )
     .action(async (flags: McpListFlags) => {
-      process.exitCode = await mcpList(flags, processIO());
+      host.exit(await mcpList(flags, host.io()));
     });
 }
 

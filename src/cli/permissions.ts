@@ -1,6 +1,7 @@
 // `gatehouse permissions`: the effective permission rules with their sources, and the mode.
 // main.ts loads this module at start-up to register the command: its static imports stay light.
 import type { Command } from "commander";
+import { type CommandHost, PROCESS_HOST } from "./common.js";
 import { ENVIRONMENT_HELP, EXIT, type ExitCode } from "./exit.js";
 import type { OutStream } from "./output.js";
 import { addPermissionOptions, type PermissionCliFlags } from "./permission-flags.js";
@@ -13,7 +14,7 @@ export interface PermissionsFlags extends PermissionCliFlags {
 
 export type { ListedRule, PermissionListing } from "../permissions/listing.js";
 
-export function registerPermissionsCommand(program: Command): void {
+export function registerPermissionsCommand(program: Command, host: CommandHost = PROCESS_HOST): void {
   const command = program
     .command("permissions")
     .summary("list the effective permission rules and mode")
@@ -29,12 +30,7 @@ export function registerPermissionsCommand(program: Command): void {
       `\nExit status:\n    0  listed\n    2  bad input: a rule that does not parse, an unknown mode, bypassPermissions not enabled\n${ENVIRONMENT_HELP}`,
     )
     .action(async (flags: PermissionsFlags) => {
-      process.exitCode = await permissionsCommand(flags, {
-        cwd: process.cwd(),
-        env: process.env,
-        stdout: process.stdout,
-        stderr: process.stderr,
-      });
+      host.exit(await permissionsCommand(flags, host.io()));
     });
 }
 

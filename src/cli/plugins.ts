@@ -9,7 +9,7 @@ import type { Diagnostic } from "../hooks/registry.js";
 import type { PluginEntry } from "../plugins/config.js";
 import type { PluginInfo } from "../plugins/host.js";
 import type { Gatehouse } from "../runtime/gatehouse.js";
-import { COLOR_HELP, exitHelp, processIO, projectOptions } from "./common.js";
+import { COLOR_HELP, type CommandHost, exitHelp, PROCESS_HOST, projectOptions } from "./common.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import { duration, shownPath, table } from "./format.js";
 import type { CommandIO, Project, ProjectFlags } from "./project.js";
@@ -25,7 +25,7 @@ const LOADED_HELP =
   "The plugins are loaded from gatehouse.json as gatehouse run loads them (with the command hooks, which run as the plugin command-hooks); no model is called and nothing is written.";
 
 /** Adds `gatehouse plugins` and its subcommands to the program. */
-export function registerPluginsCommand(program: Command): void {
+export function registerPluginsCommand(program: Command, host: CommandHost = PROCESS_HOST): void {
   const plugins = program
     .command("plugins")
     .summary("list the configured plugins and inspect their registrations")
@@ -39,7 +39,7 @@ export function registerPluginsCommand(program: Command): void {
     .option("--json", "print a JSON array instead of a table")
     .addHelpText("after", exitHelp({ failed: null, usage: "a configured plugin that cannot be loaded (still listed)" }))
     .action(async (flags: PluginsFlags) => {
-      process.exitCode = await pluginsCommand(undefined, { ...flags, detail: false }, processIO());
+      host.exit(await pluginsCommand(undefined, { ...flags, detail: false }, host.io()));
     });
 
   projectOptions(plugins.command("inspect"))
@@ -54,7 +54,7 @@ export function registerPluginsCommand(program: Command): void {
       exitHelp({ failed: "no plugin with that id", usage: "a configured plugin that cannot be loaded (still shown)" }),
     )
     .action(async (id: string | undefined, flags: PluginsFlags) => {
-      process.exitCode = await pluginsCommand(id, { ...flags, detail: true }, processIO());
+      host.exit(await pluginsCommand(id, { ...flags, detail: true }, host.io()));
     });
 }
 

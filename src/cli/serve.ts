@@ -1,7 +1,7 @@
 // `gatehouse serve` and `gatehouse keys`. main.ts loads this module to register the commands,
 // so its imports stay light: Fastify, the runtime and the store load when a command runs.
 import type { Command } from "commander";
-import { exitHelp, processIO, projectOptions } from "./common.js";
+import { type CommandHost, exitHelp, PROCESS_HOST, projectOptions } from "./common.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import type { CommandIO } from "./project.js";
 import type { GatehouseFlags } from "./run.js";
@@ -34,7 +34,7 @@ export function registerServeCommand(program: Command): void {
     )
     .action(async (flags: ServeFlags) => {
       const { serve } = await import("./serve-run.js");
-      process.exitCode = await serve(flags, processIO(), process);
+      process.exitCode = await serve(flags, PROCESS_HOST.io(), process);
     });
 }
 
@@ -63,12 +63,12 @@ export function registerConsoleCommand(program: Command): void {
     )
     .action(async (flags: ServeFlags) => {
       const { serve } = await import("./serve-run.js");
-      process.exitCode = await serve(flags, processIO(), process, { local: true });
+      process.exitCode = await serve(flags, PROCESS_HOST.io(), process, { local: true });
     });
 }
 
 /** Adds `gatehouse keys create|list|revoke`. */
-export function registerKeysCommand(program: Command): void {
+export function registerKeysCommand(program: Command, host: CommandHost = PROCESS_HOST): void {
   const keys = program
     .command("keys")
     .summary("API keys for gatehouse serve: create, list, revoke")
@@ -83,21 +83,21 @@ export function registerKeysCommand(program: Command): void {
     .option("--json", "print the key and its record as JSON")
     .addHelpText("after", exitHelp())
     .action(async (flags) => {
-      process.exitCode = await keysCommand("create", flags, processIO());
+      host.exit(await keysCommand("create", flags, host.io()));
     });
   projectOptions(keys.command("list"))
     .description("List keys (never the keys themselves): id, principal, name, admin, created, revoked")
     .option("--json", "print JSON")
     .addHelpText("after", exitHelp())
     .action(async (flags) => {
-      process.exitCode = await keysCommand("list", flags, processIO());
+      host.exit(await keysCommand("list", flags, host.io()));
     });
   projectOptions(keys.command("revoke"))
     .description("Revoke a key by id: requests with it are refused from then on")
     .argument("<id>", "the key's id (from keys list)")
     .addHelpText("after", exitHelp({ failed: "no such key (or already revoked), or the store failed" }))
     .action(async (id: string, flags) => {
-      process.exitCode = await keysCommand("revoke", { ...flags, id }, processIO());
+      host.exit(await keysCommand("revoke", { ...flags, id }, host.io()));
     });
 }
 

@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import { Option } from "commander";
 import type { Message, Part } from "../core/message.js";
 import type { CompactionSummary, Run, Session, SessionListing, SessionStore } from "../store/types.js";
-import { COLOR_HELP, exitHelp, processIO, projectOptions, STORE_FAILED } from "./common.js";
+import { COLOR_HELP, type CommandHost, exitHelp, PROCESS_HOST, projectOptions, STORE_FAILED } from "./common.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import { clip, duration, shortTime, table } from "./format.js";
 import type { CommandIO, Project, ProjectFlags } from "./project.js";
@@ -28,7 +28,7 @@ export interface SessionsExportFlags extends ProjectFlags {
 const NOT_FOUND = `no such session, or ${STORE_FAILED}`;
 
 /** Adds `gatehouse sessions` and its subcommands to the program. */
-export function registerSessionsCommand(program: Command): void {
+export function registerSessionsCommand(program: Command, host: CommandHost = PROCESS_HOST): void {
   const sessions = program
     .command("sessions")
     .summary("list, show, export and delete stored sessions")
@@ -42,7 +42,7 @@ export function registerSessionsCommand(program: Command): void {
     .option("--json", "print a JSON array instead of a table")
     .addHelpText("after", exitHelp({ usage: "GATEHOUSE_DATABASE_URL" }))
     .action(async (flags: SessionsListFlags) => {
-      process.exitCode = await sessionsList(flags, processIO());
+      host.exit(await sessionsList(flags, host.io()));
     });
 
   projectOptions(sessions.command("show"))
@@ -54,7 +54,7 @@ export function registerSessionsCommand(program: Command): void {
     .option("--json", "print { session, runs, messages, compactions, subagentSessions } as JSON")
     .addHelpText("after", exitHelp({ failed: NOT_FOUND, usage: "GATEHOUSE_DATABASE_URL" }))
     .action(async (id: string, flags: SessionsShowFlags) => {
-      process.exitCode = await sessionsShow(id, flags, processIO());
+      host.exit(await sessionsShow(id, flags, host.io()));
     });
 
   projectOptions(sessions.command("export"))
@@ -66,7 +66,7 @@ export function registerSessionsCommand(program: Command): void {
     .addOption(new Option("--format <format>", "output format").choices(["jsonl", "md"]).default("jsonl"))
     .addHelpText("after", exitHelp({ failed: NOT_FOUND, usage: "GATEHOUSE_DATABASE_URL" }))
     .action(async (id: string, flags: SessionsExportFlags) => {
-      process.exitCode = await sessionsExport(id, flags, processIO());
+      host.exit(await sessionsExport(id, flags, host.io()));
     });
 
   projectOptions(sessions.command("rename"))
@@ -78,7 +78,7 @@ export function registerSessionsCommand(program: Command): void {
     .argument("<title>", "one line, at most 500 characters; empty to clear")
     .addHelpText("after", exitHelp({ failed: NOT_FOUND, usage: "a title of several lines or over 500 characters" }))
     .action(async (id: string, title: string, flags: ProjectFlags) => {
-      process.exitCode = await sessionsRename(id, title, flags, processIO());
+      host.exit(await sessionsRename(id, title, flags, host.io()));
     });
 
   projectOptions(sessions.command("rm"))
@@ -92,7 +92,7 @@ export function registerSessionsCommand(program: Command): void {
       exitHelp({ failed: NOT_FOUND, usage: "GATEHOUSE_DATABASE_URL, a configured plugin that cannot be loaded" }),
     )
     .action(async (id: string, flags: ProjectFlags) => {
-      process.exitCode = await sessionsRm(id, flags, processIO());
+      host.exit(await sessionsRm(id, flags, host.io()));
     });
 }
 

@@ -4,7 +4,7 @@ import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { ConfigError, loadConfig } from "../config/index.js";
 import { recordTrust, TRUST_ENV, type WorkspaceTrust } from "../config/trust.js";
-import { exitHelp, processIO } from "./common.js";
+import { exitHelp, PROCESS_HOST } from "./common.js";
 import { EXIT, type ExitCode } from "./exit.js";
 import { type CliLogger, writeOut } from "./output.js";
 import { CliStop, type CommandIO, type ProjectFlags, projectTrust, runCli } from "./project.js";
@@ -32,7 +32,11 @@ export function registerTrustCommand(program: Command): void {
       `${exitHelp({ failed: "you answered no, or the trust could not be recorded", usage: "nobody to ask (no terminal) without --yes" })}\nFor one process without recording anything: ${TRUST_ENV}=1. Until trusted, run, chat and serve\napply only what tightens (deny and ask rules, managed settings).`,
     )
     .action(async (flags: TrustFlags) => {
-      process.exitCode = await trustCommand(flags, { ...processIO(), stdout: process.stdout, stdin: process.stdin });
+      process.exitCode = await trustCommand(flags, {
+        ...PROCESS_HOST.io(),
+        stdout: process.stdout,
+        stdin: process.stdin,
+      });
     });
 }
 

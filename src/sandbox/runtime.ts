@@ -208,6 +208,11 @@ export async function wrapInSandbox(command: string, options: WrapOptions): Prom
   }
 }
 
+/** Whether this process has started the runtime: its proxies and bridges then live until resetSandbox. */
+export function sandboxStarted(): boolean {
+  return initialized !== undefined;
+}
+
 /** Stops the runtime's proxies (tests, and a process that is done with the sandbox). */
 export async function resetSandbox(): Promise<void> {
   if (!initialized) return;

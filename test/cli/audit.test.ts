@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { gatehouse, project } from "./helpers.js";
+import { gatehouseInProcess } from "./in-process.js";
 import { ESC, gatehouseOnTty, parseJson, uncolored } from "./project-helpers.js";
 
 const REASON = "INTERNAL-9c1e: customer is on the watch list";
@@ -52,7 +53,7 @@ describe("gatehouse audit", { concurrency: 4 }, () => {
       ["b", CLAIMED_PROMPT],
       ["b", BLOCKED_PROMPT],
     ] as const) {
-      const r = await gatehouse(["run", "--session", session, "-p", prompt], { cwd });
+      const r = await gatehouseInProcess(["run", "--session", session, "-p", prompt], { cwd });
       assert.ok(r.code === 0 || r.code === 3, r.stderr);
     }
   });
@@ -70,7 +71,7 @@ describe("gatehouse audit", { concurrency: 4 }, () => {
 
   test("never shows a reason or any content, in the table or in JSON", async () => {
     for (const args of [["audit"], ["audit", "--json"]]) {
-      const r = await gatehouse(args, { cwd });
+      const r = await gatehouseInProcess(args, { cwd });
       assert.equal(r.code, 0, r.stderr);
       for (const secret of [REASON, BLOCKED_PROMPT, CLAIMED_PROMPT, "Not available.", "Form step 1"])
         assert.ok(!r.stdout.includes(secret), `${args.join(" ")} shows ${secret}`);
@@ -78,7 +79,7 @@ describe("gatehouse audit", { concurrency: 4 }, () => {
   });
 
   test("--json is an array of records with exactly the sanitized fields", async () => {
-    const records = parseJson(await gatehouse(["audit", "--json"], { cwd })) as Shown[];
+    const records = parseJson(await gatehouseInProcess(["audit", "--json"], { cwd })) as Shown[];
     assert.equal(records.length, 3);
     for (const record of records)
       assert.deepEqual(Object.keys(record).sort(), [
@@ -102,35 +103,35 @@ describe("gatehouse audit", { concurrency: 4 }, () => {
   });
 
   test("--session keeps one session's records; --limit keeps the most recent", async () => {
-    const onlyB = parseJson(await gatehouse(["audit", "--json", "--session", "b"], { cwd })) as Shown[];
+    const onlyB = parseJson(await gatehouseInProcess(["audit", "--json", "--session", "b"], { cwd })) as Shown[];
     assert.deepEqual(
       onlyB.map((r) => r.outcome),
       ["claim", "block"],
     );
-    const last = parseJson(await gatehouse(["audit", "--json", "--limit", "1"], { cwd })) as Shown[];
+    const last = parseJson(await gatehouseInProcess(["audit", "--json", "--limit", "1"], { cwd })) as Shown[];
     assert.deepEqual(
       last.map((r) => [r.sessionId, r.outcome]),
       [["b", "block"]],
     );
-    assert.deepEqual(parseJson(await gatehouse(["audit", "--json", "--session", "nobody"], { cwd })), []);
+    assert.deepEqual(parseJson(await gatehouseInProcess(["audit", "--json", "--session", "nobody"], { cwd })), []);
   });
 
   test("--since takes a duration or an ISO date; anything else exits 2", async () => {
     const since = async (value: string) =>
-      (parseJson(await gatehouse(["audit", "--json", "--since", value], { cwd })) as Shown[]).length;
+      (parseJson(await gatehouseInProcess(["audit", "--json", "--since", value], { cwd })) as Shown[]).length;
     assert.equal(await since("1h"), 3);
     assert.equal(await since("7d"), 3);
     assert.equal(await since("2000-01-01"), 3);
     assert.equal(await since("2999-01-01T00:00:00Z"), 0);
     const combined = parseJson(
-      await gatehouse(["audit", "--json", "--since", "1d", "--session", "a", "--limit", "5"], { cwd }),
+      await gatehouseInProcess(["audit", "--json", "--since", "1d", "--session", "a", "--limit", "5"], { cwd }),
     ) as Shown[];
     assert.deepEqual(
       combined.map((r) => r.sessionId),
       ["a"],
     );
     for (const bad of ["yesterday", "5 parsecs", "2026-13-45"]) {
-      const r = await gatehouse(["audit", "--since", bad], { cwd });
+      const r = await gatehouseInProcess(["audit", "--since", bad], { cwd });
       assert.equal(r.code, 2, bad);
       assert.match(r.stderr, /--since: expected an ISO date or time .* or a duration like 30m, 1h, 7d/);
     }
@@ -139,10 +140,10 @@ describe("gatehouse audit", { concurrency: 4 }, () => {
   test("a project without records says so", async () => {
     const p = await project();
     dirs.push(p);
-    const r = await gatehouse(["audit"], { cwd: p.dir });
+    const r = await gatehouseInProcess(["audit"], { cwd: p.dir });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, "no audit records\n");
-    assert.deepEqual(parseJson(await gatehouse(["audit", "--json"], { cwd: p.dir })), []);
+    assert.deepEqual(parseJson(await gatehouseInProcess(["audit", "--json"], { cwd: p.dir })), []);
   });
 
   test("colored on a terminal, never with NO_COLOR; --help documents the exit statuses", async () => {
@@ -151,7 +152,7 @@ describe("gatehouse audit", { concurrency: 4 }, () => {
     const plain = await gatehouseOnTty(["audit"], { cwd, env: { NO_COLOR: "1" } });
     assert.ok(!plain.stdout.includes(ESC));
     assert.equal(plain.stdout, uncolored(colored.stdout));
-    const help = await gatehouse(["audit", "--help"], { cwd });
+    const help = await gatehouseInProcess(["audit", "--help"], { cwd });
     assert.match(
       help.stdout,
       /Exit status:\n {2}0 {2}done\n {2}1 {2}the store could not be opened or read\n {2}2 {2}bad input/,

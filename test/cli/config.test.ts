@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { gatehouse, tempProjects } from "./helpers.js";
+import { gatehouseInProcess } from "./in-process.js";
 import { ESC, gatehouseOnTty, parseJson, uncolored } from "./project-helpers.js";
 
 const SECRETS = {
@@ -78,7 +79,7 @@ describe("gatehouse config", { concurrency: 4 }, () => {
   test("prints the resolved configuration with every secret masked, as text and as JSON", async () => {
     const cwd = await fresh({ "gatehouse.json": CONFIG });
     for (const args of [["config"], ["config", "--json"]]) {
-      const r = await gatehouse(args, { cwd, env: ENV });
+      const r = await gatehouseInProcess(args, { cwd, env: ENV });
       assert.equal(r.code, 0, r.stderr);
       for (const [name, secret] of Object.entries(SECRETS))
         assert.ok(!`${r.stdout}${r.stderr}`.includes(secret), `${args.join(" ")} shows ${name}`);
@@ -111,7 +112,7 @@ describe("gatehouse config", { concurrency: 4 }, () => {
 
   test("--json has one key per setting, each saying where it came from", async () => {
     const cwd = await fresh({ "gatehouse.json": CONFIG });
-    const c = parseJson(await gatehouse(["config", "--json"], { cwd })) as Resolved;
+    const c = parseJson(await gatehouseInProcess(["config", "--json"], { cwd })) as Resolved;
     assert.deepEqual(Object.keys(c), [
       "configFile",
       "model",
@@ -146,7 +147,7 @@ describe("gatehouse config", { concurrency: 4 }, () => {
   test("precedence: flags > environment > gatehouse.json > defaults", async () => {
     const cwd = await fresh({ "gatehouse.json": { model: "scripted:echo", store: "from-file.db" } });
     const get = async (args: string[], env: Record<string, string> = {}) =>
-      parseJson(await gatehouse(["config", "--json", ...args], { cwd, env })) as Resolved;
+      parseJson(await gatehouseInProcess(["config", "--json", ...args], { cwd, env })) as Resolved;
     const env = {
       GATEHOUSE_MODEL: "openai:gpt-4o",
       GATEHOUSE_DATABASE_URL: `postgres://u:${SECRETS.envDbPassword}@h/db`,
@@ -167,7 +168,7 @@ describe("gatehouse config", { concurrency: 4 }, () => {
     const fromFile = await get([]);
     assert.deepEqual(fromFile.model, { value: "scripted:echo", from: "gatehouse.json" });
     assert.deepEqual(fromFile.store, { kind: "sqlite", location: "from-file.db", from: "gatehouse.json" });
-    const defaults = parseJson(await gatehouse(["config", "--json"], { cwd: await fresh() })) as Resolved;
+    const defaults = parseJson(await gatehouseInProcess(["config", "--json"], { cwd: await fresh() })) as Resolved;
     assert.equal(defaults.configFile, null);
     assert.equal(defaults.model, null);
     assert.deepEqual(defaults.store, { kind: "sqlite", location: ".gatehouse/gatehouse.db", from: "default" });
@@ -175,7 +176,7 @@ describe("gatehouse config", { concurrency: 4 }, () => {
 
   test("the text form lists each setting with its source", async () => {
     const cwd = await fresh({ "gatehouse.json": CONFIG });
-    const r = await gatehouse(["config"], { cwd, env: { GATEHOUSE_MODEL: "scripted:echo" } });
+    const r = await gatehouseInProcess(["config"], { cwd, env: { GATEHOUSE_MODEL: "scripted:echo" } });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^config file {3}gatehouse\.json$/m);
     assert.match(r.stdout, /^model {9}scripted:echo {2}\(GATEHOUSE_MODEL\)$/m);
@@ -191,10 +192,13 @@ describe("gatehouse config", { concurrency: 4 }, () => {
 
   test("a bad gatehouse.json or GATEHOUSE_DATABASE_URL exits 2", async () => {
     const cwd = await fresh({ "gatehouse.json": { maxSteps: 0 } });
-    const r = await gatehouse(["config"], { cwd });
+    const r = await gatehouseInProcess(["config"], { cwd });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /maxSteps: expected a whole number from 1 to 1000, got 0/);
-    const url = await gatehouse(["config"], { cwd: await fresh(), env: { GATEHOUSE_DATABASE_URL: "mysql://h/db" } });
+    const url = await gatehouseInProcess(["config"], {
+      cwd: await fresh(),
+      env: { GATEHOUSE_DATABASE_URL: "mysql://h/db" },
+    });
     assert.equal(url.code, 2);
     assert.match(url.stderr, /GATEHOUSE_DATABASE_URL/);
   });
@@ -206,7 +210,7 @@ describe("gatehouse config", { concurrency: 4 }, () => {
     const plain = await gatehouseOnTty(["config"], { cwd, env: { NO_COLOR: "1" } });
     assert.ok(!plain.stdout.includes(ESC));
     assert.equal(plain.stdout, uncolored(colored.stdout));
-    const help = await gatehouse(["config", "--help"], { cwd });
+    const help = await gatehouseInProcess(["config", "--help"], { cwd });
     assert.match(help.stdout, /Precedence: flags > environment > gatehouse\.json > defaults\./);
     assert.match(help.stdout, /Exit status:\n {2}0 {2}done\n {2}2 {2}bad input or configuration/);
   });

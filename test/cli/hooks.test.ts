@@ -6,6 +6,7 @@ import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { sandboxAvailability } from "../../src/sandbox/runtime.js";
 import { gatehouse, project, put } from "./helpers.js";
+import { gatehouseInProcess } from "./in-process.js";
 
 const fixture = (name: string) => fileURLToPath(new URL(`fixtures/hooks/${name}`, import.meta.url));
 /** What `hooks check` says of the sandbox in a project that does not configure it. */
@@ -92,7 +93,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
       assert.equal(rows[4]?.[6], "5s");
       assert.equal(rows[3]?.[6], "5s", "Code Puppy's default timeout");
 
-      const json = await gatehouse(["hooks", "list", "--json", "--settings", settings], { cwd, env });
+      const json = await gatehouseInProcess(["hooks", "list", "--json", "--settings", settings], { cwd, env });
       assert.equal(json.code, 0, json.stderr);
       const listed = JSON.parse(json.stdout) as ListedHandler[];
       assert.ok(Array.isArray(listed));
@@ -117,14 +118,14 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
 
     test("no hooks: a note, or [] with --json; problems go to stderr and the list still prints", async () => {
       const { cwd, env } = await fresh();
-      const r = await gatehouse(["hooks", "list"], { cwd, env });
+      const r = await gatehouseInProcess(["hooks", "list"], { cwd, env });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, "no command hooks configured\n");
-      const json = await gatehouse(["hooks", "list", "--json"], { cwd, env });
+      const json = await gatehouseInProcess(["hooks", "list", "--json"], { cwd, env });
       assert.deepEqual(JSON.parse(json.stdout), []);
 
       await put(cwd, ".claude/settings.json", { hooks: { PreToolUse: [{ hooks: [DENY_RM] }], Bogus: [] } });
-      const withError = await gatehouse(["hooks", "list", "--json"], { cwd, env });
+      const withError = await gatehouseInProcess(["hooks", "list", "--json"], { cwd, env });
       assert.equal(withError.code, 0);
       assert.equal((JSON.parse(withError.stdout) as unknown[]).length, 1);
       assert.match(withError.stderr, /^gatehouse: error: .*hooks\.Bogus: unknown event "Bogus"$/m);
@@ -132,7 +133,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
 
     test("a bad gatehouse.json exits 2", async () => {
       const { cwd, env } = await fresh({ "gatehouse.json": { hooks: { PreToolUse: "nope" } } });
-      const r = await gatehouse(["hooks", "list"], { cwd, env });
+      const r = await gatehouseInProcess(["hooks", "list"], { cwd, env });
       assert.equal(r.code, 2);
       assert.match(r.stderr, /gatehouse\.json:\d+:\d+: hooks\.PreToolUse/);
       assert.equal(r.stdout, "");
@@ -148,7 +149,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
           },
         },
       });
-      const r = await gatehouse(["hooks", "check"], { cwd, env });
+      const r = await gatehouseInProcess(["hooks", "check"], { cwd, env });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, `no problems; 2 handlers; sandbox ${SANDBOX}\n`);
     });
@@ -167,7 +168,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
         },
       };
       const open = await fresh({ ".claude/settings.json": settings });
-      const r = await gatehouse(["hooks", "check"], open);
+      const r = await gatehouseInProcess(["hooks", "check"], open);
       assert.equal(r.code, 0, r.stderr);
       const file = join(".claude", "settings.json");
       const notes = r.stdout.split("\n").filter((l) => l.startsWith("note: "));
@@ -187,7 +188,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
         ".claude/settings.json": settings,
         "gatehouse.json": { commandHooks: { onFailure: "block" } },
       });
-      const c = await gatehouse(["hooks", "check", "--json"], closed);
+      const c = await gatehouseInProcess(["hooks", "check", "--json"], closed);
       assert.equal(c.code, 0, c.stderr);
       const report = JSON.parse(c.stdout) as { failOpen: number; notes: { path: string; event: string }[] };
       assert.equal(report.failOpen, 1);
@@ -207,7 +208,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
           },
         },
       });
-      const r = await gatehouse(["hooks", "check"], { cwd, env });
+      const r = await gatehouseInProcess(["hooks", "check"], { cwd, env });
       assert.equal(r.code, 2, r.stderr);
       const file = join(".claude", "settings.json");
       // Each problem names its line and column.
@@ -222,7 +223,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
       const { cwd, env } = await fresh({
         ".claude/settings.json": { hooks: { Setup: [{ hooks: [ALLOW] }], Stop: [{ hooks: [ALLOW] }] } },
       });
-      const r = await gatehouse(["hooks", "check"], { cwd, env });
+      const r = await gatehouseInProcess(["hooks", "check"], { cwd, env });
       assert.equal(r.code, 0, r.stderr);
       assert.match(
         r.stdout,
@@ -241,7 +242,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
           },
         },
       });
-      const r = await gatehouse(["hooks", "check", "--json"], { cwd, env });
+      const r = await gatehouseInProcess(["hooks", "check", "--json"], { cwd, env });
       assert.equal(r.code, 2, r.stderr);
       const lines = r.stdout.split("\n").filter(Boolean);
       assert.equal(lines.length, 1, "one JSON line");
@@ -277,7 +278,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
         /^unknown event "PreTooluse" \(did you mean "PreToolUse"\?\)$/,
       );
 
-      const inline = await gatehouse(["hooks", "check", "--json", "--settings", '{"hooks": '], {
+      const inline = await gatehouseInProcess(["hooks", "check", "--json", "--settings", '{"hooks": '], {
         cwd: (await fresh()).cwd,
       });
       assert.equal(inline.code, 2);
@@ -286,7 +287,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
       assert.equal(bad?.line, 1);
       assert.equal(typeof bad?.column, "number");
 
-      const clean = await gatehouse(["hooks", "check", "--json"], { ...(await fresh()) });
+      const clean = await gatehouseInProcess(["hooks", "check", "--json"], { ...(await fresh()) });
       assert.equal(clean.code, 0, clean.stderr);
       assert.deepEqual(JSON.parse(clean.stdout), {
         errors: 0,
@@ -305,7 +306,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
       const { cwd, env } = await fresh({
         "more/hooks.json": { hooks: { Stop: [{ hooks: [{ ...ALLOW, timout: 3 }] }] } },
       });
-      const inline = await gatehouse(
+      const inline = await gatehouseInProcess(
         ["hooks", "check", "--settings", '{"hooks": {"Stop": [{"hooks": [{"type": 1}]}]'],
         {
           cwd,
@@ -315,14 +316,14 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
       assert.equal(inline.code, 2);
       assert.match(inline.stdout, /^error: --settings:1:\d+: \(root\): invalid JSON/m);
 
-      const file = await gatehouse(["hooks", "check", "--settings", "more/hooks.json"], { cwd, env });
+      const file = await gatehouseInProcess(["hooks", "check", "--settings", "more/hooks.json"], { cwd, env });
       assert.equal(file.code, 0);
       assert.match(
         file.stdout,
         /^warning: more\/hooks\.json:9:13: hooks\.Stop\[0\]\.hooks\[0\]\.timout: unknown field "timout" for a command handler is ignored$/m,
       );
 
-      const missing = await gatehouse(["hooks", "check", "--settings", "absent.json"], { cwd, env });
+      const missing = await gatehouseInProcess(["hooks", "check", "--settings", "absent.json"], { cwd, env });
       assert.equal(missing.code, 2);
       assert.match(missing.stdout, /^error: absent\.json: \(root\): --settings file not found$/m);
     });
@@ -344,7 +345,11 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
     test("PreToolUse --tool Bash --input -: each handler's verdict, then the merged one; exit 0", async () => {
       const { cwd, env } = await guarded();
       const input = JSON.stringify({ tool_input: { command: "rm -rf build" } });
-      const r = await gatehouse(["hooks", "test", "PreToolUse", "--tool", "Bash", "--input", "-"], { cwd, env, input });
+      const r = await gatehouseInProcess(["hooks", "test", "PreToolUse", "--tool", "Bash", "--input", "-"], {
+        cwd,
+        env,
+        input,
+      });
       assert.equal(r.code, 0, r.stderr);
       const lines = r.stdout.trimEnd().split("\n");
       assert.equal(lines[0], 'PreToolUse (tool_name "Bash"): 1 handler');
@@ -358,7 +363,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
       assert.equal(lines[3], "merged: deny: rm is not allowed here");
 
       const harmless = JSON.stringify({ tool_input: { command: "ls" } });
-      const ok = await gatehouse(["hooks", "test", "PreToolUse", "--tool", "Bash", "--input", "-"], {
+      const ok = await gatehouseInProcess(["hooks", "test", "PreToolUse", "--tool", "Bash", "--input", "-"], {
         cwd,
         env,
         input: harmless,
@@ -370,7 +375,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
 
     test("--json: { event, payload, merged, handlers } with the handler's exit code, duration and verdict", async () => {
       const { cwd, env } = await guarded();
-      const r = await gatehouse(["hooks", "test", "PreToolUse", "--tool", "Read", "--json"], { cwd, env });
+      const r = await gatehouseInProcess(["hooks", "test", "PreToolUse", "--tool", "Read", "--json"], { cwd, env });
       assert.equal(r.code, 0, r.stderr);
       const report = JSON.parse(r.stdout) as TestReport;
       assert.equal(report.event, "PreToolUse");
@@ -394,14 +399,14 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
       const flood = { type: "command", command: "cat > /dev/null; head -c 1500000 /dev/zero | tr '\\0' x" };
       const { cwd, env } = await fresh({ ".claude/settings.json": { hooks: { Stop: [{ hooks: [flood, ALLOW] }] } } });
       const dropped = 1500000 - 1024 * 1024;
-      const r = await gatehouse(["hooks", "test", "Stop"], { cwd, env });
+      const r = await gatehouseInProcess(["hooks", "test", "Stop"], { cwd, env });
       assert.equal(r.code, 0, r.stderr);
       const notes = r.stdout.split("\n").filter((l) => l.startsWith("truncated: "));
       assert.deepEqual(notes, [
         `truncated: ${flood.command}: output over the 1 MiB cap; ${dropped} bytes dropped, the verdict read from what was kept`,
       ]);
 
-      const asJson = await gatehouse(["hooks", "test", "Stop", "--json"], { cwd, env });
+      const asJson = await gatehouseInProcess(["hooks", "test", "Stop", "--json"], { cwd, env });
       assert.equal(asJson.code, 0, asJson.stderr);
       const handlers = (JSON.parse(asJson.stdout) as { handlers: { truncated: boolean; droppedBytes: number }[] })
         .handlers;
@@ -417,7 +422,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
     test("the payload: buildPayload's fields, session hooks-test, an empty transcript file, cwd the project", async () => {
       const { cwd, env } = await fresh({ ".claude/settings.json": { hooks: { PreToolUse: [{ hooks: [RECORD] }] } } });
       await put(cwd, "input.json", { tool_input: { command: "ls" }, tool_use_id: "toolu_given" });
-      const r = await gatehouse(["hooks", "test", "PreToolUse", "--input", "input.json"], { cwd, env });
+      const r = await gatehouseInProcess(["hooks", "test", "PreToolUse", "--input", "input.json"], { cwd, env });
       assert.equal(r.code, 0, r.stderr);
       const seen = JSON.parse(await readFile(join(cwd, "payload.json"), "utf8")) as Record<string, unknown>;
       assert.equal(seen.hook_event_name, "PreToolUse");
@@ -437,7 +442,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
     test("a reason never contains the hook's command line", async () => {
       const leak = { type: "command", command: `bash ${fixture("leak.sh")} --token-file /secret/path` };
       const { cwd, env } = await fresh({ ".claude/settings.json": { hooks: { PreToolUse: [{ hooks: [leak] }] } } });
-      const r = await gatehouse(["hooks", "test", "PreToolUse", "--json"], { cwd, env });
+      const r = await gatehouseInProcess(["hooks", "test", "PreToolUse", "--json"], { cwd, env });
       assert.equal(r.code, 0, r.stderr);
       const report = JSON.parse(r.stdout) as TestReport;
       assert.equal(report.handlers[0]?.exitCode, 2);
@@ -447,7 +452,7 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
         assert.ok(!reason?.includes("/secret/path"), reason ?? "");
         assert.ok(!reason?.includes(fixture("leak.sh")), reason ?? "");
       }
-      const text = await gatehouse(["hooks", "test", "PreToolUse"], { cwd, env });
+      const text = await gatehouseInProcess(["hooks", "test", "PreToolUse"], { cwd, env });
       const merged = text.stdout.split("\n").find((l) => l.startsWith("merged:")) ?? "";
       assert.match(merged, /^merged: deny: /);
       assert.ok(!merged.includes("/secret/path"), merged);
@@ -455,17 +460,20 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
 
     test("no matching handler: said so, no decision, exit 0", async () => {
       const { cwd, env } = await guarded();
-      const r = await gatehouse(["hooks", "test", "PreToolUse", "--tool", "Write"], { cwd, env });
+      const r = await gatehouseInProcess(["hooks", "test", "PreToolUse", "--tool", "Write"], { cwd, env });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, 'no handler matches PreToolUse (tool_name "Write")\nmerged: no decision\n');
-      const json = await gatehouse(["hooks", "test", "Stop", "--json"], { cwd, env });
+      const json = await gatehouseInProcess(["hooks", "test", "Stop", "--json"], { cwd, env });
       assert.deepEqual((JSON.parse(json.stdout) as TestReport).handlers, []);
     });
 
     test("--settings adds handlers for the test too", async () => {
       const { cwd, env } = await fresh();
       const settings = JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [hook("block-prompt.sh")] }] } });
-      const r = await gatehouse(["hooks", "test", "UserPromptSubmit", "--settings", settings, "--json"], { cwd, env });
+      const r = await gatehouseInProcess(["hooks", "test", "UserPromptSubmit", "--settings", settings, "--json"], {
+        cwd,
+        env,
+      });
       assert.equal(r.code, 0, r.stderr);
       const report = JSON.parse(r.stdout) as TestReport;
       assert.equal(report.handlers[0]?.source, "cli");
@@ -484,7 +492,11 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
         [["Stop", "--tool", "Bash"], undefined, /--tool: Stop is not a tool event/],
       ];
       for (const [args, input, message] of cases) {
-        const r = await gatehouse(["hooks", "test", ...args], { cwd, env, ...(input === undefined ? {} : { input }) });
+        const r = await gatehouseInProcess(["hooks", "test", ...args], {
+          cwd,
+          env,
+          ...(input === undefined ? {} : { input }),
+        });
         assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
         assert.match(r.stderr, message);
         assert.equal(r.stdout, "");
@@ -493,12 +505,12 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
 
     test("--help documents the payload and the exit statuses", async () => {
       const { cwd, env } = await fresh();
-      const r = await gatehouse(["hooks", "test", "--help"], { cwd, env });
+      const r = await gatehouseInProcess(["hooks", "test", "--help"], { cwd, env });
       assert.equal(r.code, 0);
       assert.match(r.stdout, /--input <file\|->/);
       assert.match(r.stdout, /--tool <name>/);
       assert.match(r.stdout, /Exit status:\n\s+0\s+the handlers ran[^\n]*\n\s+2\s+bad input/);
-      const check = await gatehouse(["hooks", "check", "--help"], { cwd, env });
+      const check = await gatehouseInProcess(["hooks", "check", "--help"], { cwd, env });
       assert.match(check.stdout, /0\s+no errors \(warnings are printed\)/);
     });
   });
@@ -507,40 +519,46 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
     test("inline JSON and a file add hooks after gatehouse.json's: a UserPromptSubmit exit 2 blocks", async () => {
       const { cwd, env } = await fresh({ "gatehouse.json": { model: "scripted:echo" } });
       const block = { hooks: { UserPromptSubmit: [{ hooks: [hook("block-prompt.sh")] }] } };
-      const inline = await gatehouse(["run", "-p", "hello", "--settings", JSON.stringify(block)], { cwd, env });
+      const inline = await gatehouseInProcess(["run", "-p", "hello", "--settings", JSON.stringify(block)], {
+        cwd,
+        env,
+      });
       assert.equal(inline.code, 3, inline.stderr);
       assert.equal(inline.stdout, "prompts are closed today\n");
 
       await put(cwd, "conf/block.json", block);
-      const file = await gatehouse(["run", "-p", "hello", "--settings", "conf/block.json"], { cwd, env });
+      const file = await gatehouseInProcess(["run", "-p", "hello", "--settings", "conf/block.json"], { cwd, env });
       assert.equal(file.code, 3, file.stderr);
       assert.equal(file.stdout, "prompts are closed today\n");
     });
 
     test("hook settings with an error: printed, exit 2, no run; warnings are printed and the run goes on", async () => {
       const { cwd, env } = await fresh({ "gatehouse.json": { model: "scripted:echo" } });
-      const broken = await gatehouse(["run", "-p", "hello", "--settings", '{"hooks": {"UserPromptSubmt": []}}'], {
-        cwd,
-        env,
-      });
+      const broken = await gatehouseInProcess(
+        ["run", "-p", "hello", "--settings", '{"hooks": {"UserPromptSubmt": []}}'],
+        {
+          cwd,
+          env,
+        },
+      );
       assert.equal(broken.code, 2);
       assert.equal(broken.stdout, "");
       assert.match(broken.stderr, /^gatehouse: error: --settings: hooks\.UserPromptSubmt: unknown event/m);
       assert.match(broken.stderr, /^gatehouse: settings: an error in the hook or permission settings; not running/m);
       assert.equal(existsSync(join(cwd, ".gatehouse")), false, "nothing ran, nothing was stored");
 
-      const missing = await gatehouse(["run", "-p", "hello", "--settings", "absent.json"], { cwd, env });
+      const missing = await gatehouseInProcess(["run", "-p", "hello", "--settings", "absent.json"], { cwd, env });
       assert.equal(missing.code, 2);
       assert.match(missing.stderr, /absent\.json: \(root\): --settings file not found/);
 
       // The same rule for every source, not only --settings.
       await put(cwd, ".claude/settings.json", { hooks: { PreToolUse: [{ matcher: "(", hooks: [DENY_RM] }] } });
-      const fromProject = await gatehouse(["run", "-p", "hello"], { cwd, env });
+      const fromProject = await gatehouseInProcess(["run", "-p", "hello"], { cwd, env });
       assert.equal(fromProject.code, 2);
       assert.match(fromProject.stderr, /invalid regex/);
 
       await put(cwd, ".claude/settings.json", { hooks: { Setup: [{ hooks: [ALLOW] }] } });
-      const warned = await gatehouse(["run", "-p", "hello"], { cwd, env });
+      const warned = await gatehouseInProcess(["run", "-p", "hello"], { cwd, env });
       assert.equal(warned.code, 0, warned.stderr);
       assert.equal(warned.stdout, "hello\n");
       assert.match(warned.stderr, /^gatehouse: warning: .*hooks\.Setup: Claude Code event "Setup" is not fired/m);
@@ -552,7 +570,11 @@ describe("gatehouse hooks", { concurrency: 4 }, () => {
     const runtime = [...source.matchAll(/^import\s+(?!type\b)[^;]*?from\s+"([^"]+)"/gm)].map((m) => m[1]);
     for (const specifier of runtime) {
       assert.ok(
-        specifier === "./exit.js" || specifier === "./paths.js" || specifier?.startsWith("node:"),
+        // common.ts is the light module every command's registration shares (commander's types, exit help).
+        specifier === "./exit.js" ||
+          specifier === "./paths.js" ||
+          specifier === "./common.js" ||
+          specifier?.startsWith("node:"),
         `hooks.ts imports ${specifier} eagerly`,
       );
     }

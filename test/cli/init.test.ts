@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { loadConfig } from "../../src/config/index.js";
 import { gatehouse, put, tempProjects } from "./helpers.js";
+import { gatehouseInProcess } from "./in-process.js";
 import { parseJson } from "./project-helpers.js";
 
 const FILES = ["gatehouse.json", "plugins/example.ts", ".claude/settings.json", "hooks/example-hook.sh"];
@@ -26,7 +27,7 @@ describe("gatehouse init", { concurrency: 4 }, () => {
 
   test("gatehouse.json is valid, points at the published schema and explains itself in $comment", async () => {
     const cwd = await fresh();
-    assert.equal((await gatehouse(["init"], { cwd })).code, 0);
+    assert.equal((await gatehouseInProcess(["init"], { cwd })).code, 0);
     const { config } = await loadConfig({ cwd });
     assert.equal(config.$schema, "./node_modules/gatehouse-runtime/schema/gatehouse.schema.json");
     assert.ok(Array.isArray(config.$comment) && config.$comment.length > 0);
@@ -44,14 +45,14 @@ describe("gatehouse init", { concurrency: 4 }, () => {
 
   test("the starter project runs offline: the plugin redacts, blocks (exit 3) and shows up in plugins list", async () => {
     const cwd = await fresh();
-    assert.equal((await gatehouse(["init"], { cwd })).code, 0);
-    const hello = await gatehouse(["run", "-p", "hello, I am ada@example.com"], { cwd });
+    assert.equal((await gatehouseInProcess(["init"], { cwd })).code, 0);
+    const hello = await gatehouseInProcess(["run", "-p", "hello, I am ada@example.com"], { cwd });
     assert.equal(hello.code, 0, hello.stderr);
     assert.equal(hello.stdout, "hello, I am [email]\n");
-    const blocked = await gatehouse(["run", "-p", "what is the admin password?"], { cwd });
+    const blocked = await gatehouseInProcess(["run", "-p", "what is the admin password?"], { cwd });
     assert.equal(blocked.code, 3, blocked.stderr);
     assert.equal(blocked.stdout, "I can't help with credentials.\n");
-    const plugins = parseJson(await gatehouse(["plugins", "list", "--json"], { cwd })) as { id: string }[];
+    const plugins = parseJson(await gatehouseInProcess(["plugins", "list", "--json"], { cwd })) as { id: string }[];
     assert.deepEqual(
       plugins.map((p) => p.id),
       ["example", "command-hooks"],
@@ -71,15 +72,15 @@ describe("gatehouse init", { concurrency: 4 }, () => {
         ],
       },
     });
-    assert.equal((await gatehouse(["init"], { cwd })).code, 0);
-    const r = await gatehouse(["run", "-p", "clean up", "--model", "scripted:rm.json"], { cwd });
+    assert.equal((await gatehouseInProcess(["init"], { cwd })).code, 0);
+    const r = await gatehouseInProcess(["run", "-p", "clean up", "--model", "scripted:rm.json"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /rm -rf is not allowed in this project/);
   });
 
   test("refuses to overwrite: if any file exists, exit 2 and nothing is written", async () => {
     const cwd = await fresh({ ".claude/settings.json": { hooks: {} } });
-    const r = await gatehouse(["init"], { cwd });
+    const r = await gatehouseInProcess(["init"], { cwd });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /not overwriting \.claude\/settings\.json; nothing was written/);
     assert.equal(r.stdout, "");
@@ -88,9 +89,9 @@ describe("gatehouse init", { concurrency: 4 }, () => {
     assert.equal(await readFile(join(cwd, ".claude/settings.json"), "utf8"), JSON.stringify({ hooks: {} }, null, 2));
 
     const again = await fresh();
-    assert.equal((await gatehouse(["init"], { cwd: again })).code, 0);
+    assert.equal((await gatehouseInProcess(["init"], { cwd: again })).code, 0);
     await put(again, "gatehouse.json", { model: "scripted:echo" });
-    const second = await gatehouse(["init"], { cwd: again });
+    const second = await gatehouseInProcess(["init"], { cwd: again });
     assert.equal(second.code, 2);
     assert.match(
       second.stderr,
@@ -101,13 +102,13 @@ describe("gatehouse init", { concurrency: 4 }, () => {
 
   test(".gitignore: created ignoring .gatehouse/, appended to when it ignores other things, left alone when it already ignores it", async () => {
     const none = await fresh();
-    const created = await gatehouse(["init"], { cwd: none });
+    const created = await gatehouseInProcess(["init"], { cwd: none });
     assert.equal(created.code, 0, created.stderr);
     assert.match(await readFile(join(none, ".gitignore"), "utf8"), /^\.gatehouse\/$/m);
     assert.match(created.stdout, /\.gitignore \(written, ignoring \.gatehouse\/\)/);
 
     const other = await fresh({ ".gitignore": "node_modules\ndist" });
-    const appended = await gatehouse(["init"], { cwd: other });
+    const appended = await gatehouseInProcess(["init"], { cwd: other });
     assert.equal(appended.code, 0, appended.stderr);
     const text = await readFile(join(other, ".gitignore"), "utf8");
     assert.ok(text.startsWith("node_modules\ndist\n"), "what was there is kept, a newline added after it");
@@ -115,7 +116,7 @@ describe("gatehouse init", { concurrency: 4 }, () => {
     assert.match(appended.stdout, /\.gitignore \(\.gatehouse\/ added\)/);
 
     const already = await fresh({ ".gitignore": "/.gatehouse\n" });
-    const kept = await gatehouse(["init"], { cwd: already });
+    const kept = await gatehouseInProcess(["init"], { cwd: already });
     assert.equal(kept.code, 0, kept.stderr);
     assert.equal(await readFile(join(already, ".gitignore"), "utf8"), "/.gatehouse\n");
     assert.ok(!kept.stdout.includes(".gitignore"));
@@ -123,7 +124,7 @@ describe("gatehouse init", { concurrency: 4 }, () => {
 
   test("init DIR creates the folder and writes there", async () => {
     const cwd = await fresh();
-    const r = await gatehouse(["init", "new/project"], { cwd });
+    const r = await gatehouseInProcess(["init", "new/project"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     for (const file of FILES) assert.ok(existsSync(join(cwd, "new/project", file)), file);
     assert.match(r.stdout, /First: cd new\/project/);
@@ -131,7 +132,7 @@ describe("gatehouse init", { concurrency: 4 }, () => {
   });
 
   test("--help documents the files and the exit statuses", async () => {
-    const r = await gatehouse(["init", "--help"], { cwd: await fresh() });
+    const r = await gatehouseInProcess(["init", "--help"], { cwd: await fresh() });
     assert.match(r.stdout, /Nothing is overwritten/);
     assert.match(r.stdout, /Exit status:\n {2}0 {2}done\n {2}1 {2}a file could not be written\n {2}2 {2}bad input/);
     assert.match(r.stdout, /a file that already exists/);

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { gatehouse, tempProjects } from "./helpers.js";
+import { gatehouseInProcess } from "./in-process.js";
 import { parseJson } from "./project-helpers.js";
 
 const ECHO = fileURLToPath(new URL("fixtures/mcp-echo.mjs", import.meta.url));
@@ -37,7 +38,7 @@ describe("MCP servers: timeouts, background start, mcp list", { concurrency: 3 }
         permissions: { allow: ["mcp__fx", "mcp__hung"] },
       },
     });
-    const r = await gatehouse(["run", "-p", "call it"], { cwd });
+    const r = await gatehouseInProcess(["run", "-p", "call it"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /result: echo: ping/);
     assert.match(r.stderr, /MCP server "hung" is unavailable: no answer to the MCP handshake within 300 ms/);
@@ -60,7 +61,7 @@ describe("MCP servers: timeouts, background start, mcp list", { concurrency: 3 }
           permissions: { allow: ["mcp__slow"] },
         },
       });
-      const r = await gatehouse(["run", "-p", "wait"], { cwd });
+      const r = await gatehouseInProcess(["run", "-p", "wait"], { cwd });
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /result: .*MCP server "slow", tool wait: .*timed out/i, JSON.stringify(limit));
     }
@@ -72,7 +73,7 @@ describe("MCP servers: timeouts, background start, mcp list", { concurrency: 3 }
       [{ ...echoServer, startupTimeoutMs: -1 }, /mcpServers\.fx\.startupTimeoutMs/],
     ] as const) {
       const cwd = await fresh({ "gatehouse.json": { model: "scripted:echo", mcpServers: { fx: entry } } });
-      const r = await gatehouse(["run", "-p", "hi"], { cwd });
+      const r = await gatehouseInProcess(["run", "-p", "hi"], { cwd });
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, field);
     }
@@ -91,7 +92,7 @@ describe("MCP servers: timeouts, background start, mcp list", { concurrency: 3 }
         plugins: [{ path: "blocker.mjs", hooks: { allowConversationAccess: true } }],
       },
     });
-    const r = await gatehouse(["run", "-p", "hi", "--json"], { cwd });
+    const r = await gatehouseInProcess(["run", "-p", "hi", "--json"], { cwd });
     assert.equal(r.code, 3, r.stderr);
     assert.equal((parseJson(r) as { outcome: string }).outcome, "blocked");
     assert.ok(!r.stderr.includes("waiting for MCP"), "nothing waited");
@@ -110,7 +111,7 @@ describe("MCP servers: timeouts, background start, mcp list", { concurrency: 3 }
         },
       },
     });
-    const r = await gatehouse(["run", "-p", "hi", "--json"], { cwd });
+    const r = await gatehouseInProcess(["run", "-p", "hi", "--json"], { cwd });
     assert.equal(r.code, 3, r.stderr);
     assert.equal((parseJson(r) as { outcome: string }).outcome, "blocked");
   });
@@ -125,7 +126,7 @@ describe("MCP servers: timeouts, background start, mcp list", { concurrency: 3 }
     assert.match(table.stdout, /^fx\s+connected\s+stdio\s+\d+ms\s+mcp__fx__echo, mcp__fx__env$/m);
     assert.match(table.stdout, /^hung\s+failed\s+stdio\s+\d+ms\s+-$/m);
     assert.match(table.stdout, /^hung: no answer to the MCP handshake within 300 ms/m);
-    const json = await gatehouse(["mcp", "list", "--json"], { cwd });
+    const json = await gatehouseInProcess(["mcp", "list", "--json"], { cwd });
     const servers = parseJson(json) as { name: string; status: string; tools: string[]; errors: string[] }[];
     assert.deepEqual(
       servers.map((s) => [s.name, s.status, s.tools]),
@@ -134,7 +135,7 @@ describe("MCP servers: timeouts, background start, mcp list", { concurrency: 3 }
         ["hung", "failed", []],
       ],
     );
-    const none = await gatehouse(["mcp", "list"], { cwd: await fresh() });
+    const none = await gatehouseInProcess(["mcp", "list"], { cwd: await fresh() });
     assert.equal(none.code, 0);
     assert.equal(none.stdout, "no MCP servers configured\n");
   });

@@ -4,6 +4,7 @@ import { chmod, mkdir, readFile, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { type CliResult, gatehouse, tempProjects } from "./helpers.js";
+import { gatehouseInProcess } from "./in-process.js";
 
 // Issue 13 through the CLI (docs/permissions.md): rules, modes and PermissionRequest hooks decide
 // which Bash, Write and Edit calls run in `gatehouse run`; what would ask is denied visibly.
@@ -301,10 +302,10 @@ describe("gatehouse permissions and hooks check", () => {
       ],
       additionalDirectories: [],
     });
-    const text = await gatehouse(["permissions"], { cwd });
+    const text = await gatehouseInProcess(["permissions"], { cwd });
     assert.match(text.stdout, /^mode: plan \(from gatehouse\.json\)$/m);
     assert.match(text.stdout, /^allow {2}Bash read-only: ls, cat, .* {2}built-in$/m);
-    const accepting = await gatehouse(["permissions", "--permission-mode", "acceptEdits"], { cwd });
+    const accepting = await gatehouseInProcess(["permissions", "--permission-mode", "acceptEdits"], { cwd });
     assert.match(
       accepting.stdout,
       /^allow {2}Bash in the working directories: mkdir, touch, rm, rmdir, mv, cp, sed +acceptEdits$/m,
@@ -312,7 +313,7 @@ describe("gatehouse permissions and hooks check", () => {
     assert.match(text.stdout, /^allow {2}Bash\(npm test:\*\) {2}config \(gatehouse\.json\)$/m);
 
     const bad = await fresh({ ".claude/settings.local.json": '{\n  "permissions": { "ask": ["Bash(git"] }\n}\n' });
-    const broken = await gatehouse(["permissions"], { cwd: bad });
+    const broken = await gatehouseInProcess(["permissions"], { cwd: bad });
     assert.equal(broken.code, 2);
     assert.match(
       broken.stderr,
@@ -328,7 +329,7 @@ describe("gatehouse permissions and hooks check", () => {
         hooks: { PermissionRequest: [{ matcher: "Bash", hooks: [hook] }] },
       },
     });
-    const r = await gatehouse(["hooks", "check"], { cwd });
+    const r = await gatehouseInProcess(["hooks", "check"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       r.stdout,
@@ -338,7 +339,7 @@ describe("gatehouse permissions and hooks check", () => {
       ".claude/settings.json": { hooks: { PermissionRequest: [{ matcher: "Read", hooks: [hook] }] } },
     });
     assert.match(
-      (await gatehouse(["hooks", "check"], { cwd: reads })).stdout,
+      (await gatehouseInProcess(["hooks", "check"], { cwd: reads })).stdout,
       /matcher "Read" matches no tool that asks in default mode/,
     );
   });

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { before, describe, test } from "node:test";
 import { gatehouse, tempProjects } from "./helpers.js";
+import { gatehouseInProcess } from "./in-process.js";
 import { ESC, gatehouseOnTty, parseJson, uncolored } from "./project-helpers.js";
 
 /** Registers a ★ hook without the grant (refused), two tool hooks, and an unknown hook. */
@@ -82,7 +83,10 @@ describe("gatehouse plugins", { concurrency: 4 }, () => {
   });
 
   test("list --json is an array of plugins with counts", async () => {
-    const plugins = parseJson(await gatehouse(["plugins", "list", "--json"], { cwd })) as Record<string, unknown>[];
+    const plugins = parseJson(await gatehouseInProcess(["plugins", "list", "--json"], { cwd })) as Record<
+      string,
+      unknown
+    >[];
     assert.deepEqual(plugins[0], {
       id: "nosy",
       name: "Nosy",
@@ -99,7 +103,7 @@ describe("gatehouse plugins", { concurrency: 4 }, () => {
   });
 
   test("inspect lists registrations by hook in run order, with priority, timeout and failure policy", async () => {
-    const r = await gatehouse(["plugins", "inspect", "redact"], { cwd });
+    const r = await gatehouseInProcess(["plugins", "inspect", "redact"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^redact {2}loaded$/m);
     assert.match(r.stdout, /^ {2}conversation {2}granted$/m);
@@ -111,7 +115,7 @@ describe("gatehouse plugins", { concurrency: 4 }, () => {
   });
 
   test("inspect shows refused registrations and other problems with why", async () => {
-    const r = await gatehouse(["plugins", "inspect", "nosy"], { cwd });
+    const r = await gatehouseInProcess(["plugins", "inspect", "nosy"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^nosy \(Nosy 1\.2\.0\) {2}loaded$/m);
     assert.match(r.stdout, /^ {2}before_tool_call\s+priority 0\s+timeout 15s\s+fails closed\s+id guard$/m);
@@ -124,7 +128,7 @@ describe("gatehouse plugins", { concurrency: 4 }, () => {
   });
 
   test("inspect --json has the registrations, refusals and diagnostics of each plugin", async () => {
-    const report = parseJson(await gatehouse(["plugins", "inspect", "--json"], { cwd })) as {
+    const report = parseJson(await gatehouseInProcess(["plugins", "inspect", "--json"], { cwd })) as {
       plugins: PluginReport[];
       diagnostics: string[];
     };
@@ -145,7 +149,7 @@ describe("gatehouse plugins", { concurrency: 4 }, () => {
       { level: "error", hook: "no_such_hook", code: "unknown-hook", message: 'unknown hook "no_such_hook"' },
     ]);
     assert.deepEqual(report.diagnostics, []);
-    const one = parseJson(await gatehouse(["plugins", "inspect", "redact", "--json"], { cwd })) as {
+    const one = parseJson(await gatehouseInProcess(["plugins", "inspect", "redact", "--json"], { cwd })) as {
       plugins: PluginReport[];
     };
     assert.deepEqual(
@@ -155,7 +159,7 @@ describe("gatehouse plugins", { concurrency: 4 }, () => {
   });
 
   test("inspect of an unknown id exits 1 naming the configured ones", async () => {
-    const r = await gatehouse(["plugins", "inspect", "ghost"], { cwd });
+    const r = await gatehouseInProcess(["plugins", "inspect", "ghost"], { cwd });
     assert.equal(r.code, 1);
     assert.match(r.stderr, /no plugin "ghost" \(configured: nosy, redact\)/);
     assert.equal(r.stdout, "");
@@ -166,11 +170,11 @@ describe("gatehouse plugins", { concurrency: 4 }, () => {
       "ok.mjs": REDACT,
       "gatehouse.json": { plugins: [{ path: "missing.mjs" }, { path: "ok.mjs" }] },
     });
-    const list = await gatehouse(["plugins", "list"], { cwd: dir });
+    const list = await gatehouseInProcess(["plugins", "list"], { cwd: dir });
     assert.equal(list.code, 2);
     assert.match(list.stdout, /^missing\.mjs\s+failed\s+0\s+0\s+no\s+missing\.mjs$/m);
     assert.match(list.stdout, /^redact\s+loaded/m);
-    const inspect = await gatehouse(["plugins", "inspect", "--json"], { cwd: dir });
+    const inspect = await gatehouseInProcess(["plugins", "inspect", "--json"], { cwd: dir });
     assert.equal(inspect.code, 2);
     const failed = (parseJson(inspect) as { plugins: PluginReport[] }).plugins[0] as PluginReport;
     assert.equal(failed.status, "failed");
@@ -184,16 +188,16 @@ describe("gatehouse plugins", { concurrency: 4 }, () => {
         hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "true" }] }] },
       },
     });
-    const r = await gatehouse(["plugins", "list", "--json"], { cwd: dir });
+    const r = await gatehouseInProcess(["plugins", "list", "--json"], { cwd: dir });
     assert.equal(r.code, 0, r.stderr);
     const [commandHooks] = parseJson(r) as { id: string; source: string; trusted: boolean }[];
     assert.equal(commandHooks?.id, "command-hooks");
     assert.match(commandHooks?.source ?? "", /^command hooks/);
     const none = await fresh();
-    const empty = await gatehouse(["plugins", "list"], { cwd: none });
+    const empty = await gatehouseInProcess(["plugins", "list"], { cwd: none });
     assert.equal(empty.code, 0);
     assert.equal(empty.stdout, "no plugins configured\n");
-    assert.deepEqual(parseJson(await gatehouse(["plugins", "inspect", "--json"], { cwd: none })), {
+    assert.deepEqual(parseJson(await gatehouseInProcess(["plugins", "inspect", "--json"], { cwd: none })), {
       plugins: [],
       diagnostics: [],
     });
@@ -201,7 +205,7 @@ describe("gatehouse plugins", { concurrency: 4 }, () => {
 
   test("--config selects the file whose plugins are loaded", async () => {
     const dir = await fresh({ "conf/p.mjs": REDACT, "conf/gatehouse.json": { plugins: [{ path: "p.mjs" }] } });
-    const r = await gatehouse(["plugins", "list", "--json", "--config", "conf/gatehouse.json"], { cwd: dir });
+    const r = await gatehouseInProcess(["plugins", "list", "--json", "--config", "conf/gatehouse.json"], { cwd: dir });
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(
       (parseJson(r) as { id: string; source: string }[]).map((p) => [p.id, p.source]),
@@ -219,7 +223,7 @@ describe("gatehouse plugins", { concurrency: 4 }, () => {
       const plain = await gatehouseOnTty(args, { cwd, env: { NO_COLOR: "1" } });
       assert.ok(!plain.stdout.includes(ESC), args.join(" "));
       assert.equal(plain.stdout, uncolored(colored.stdout));
-      const help = await gatehouse([...args, "--help"], { cwd });
+      const help = await gatehouseInProcess([...args, "--help"], { cwd });
       assert.match(help.stdout, /Exit status:\n {2}0 {2}done\n/);
       assert.match(help.stdout, /a configured plugin that cannot be loaded/);
     }

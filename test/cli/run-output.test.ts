@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { runEndLine } from "../../src/cli/run-end.js";
 import { gatehouse, tempProjects } from "./helpers.js";
+import { gatehouseInProcess } from "./in-process.js";
 import { gatehouseOnTty, onScreen, uncolored } from "./project-helpers.js";
 
 // What `gatehouse run` shows while and after a run: --output-format, the live status line on a
@@ -131,7 +132,7 @@ describe("gatehouse run: output and progress", { concurrency: 2 }, () => {
         hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo no >&2; exit 2" }] }] },
       },
     });
-    const r = await gatehouse(["run", "-p", "loop", "--output-format", "json"], { cwd });
+    const r = await gatehouseInProcess(["run", "-p", "loop", "--output-format", "json"], { cwd });
     const result = JSON.parse(r.stdout);
     assert.deepEqual(
       result.permission_denials.map((d: { tool_name: string; tool_input: unknown }) => [d.tool_name, d.tool_input]),
@@ -169,7 +170,7 @@ describe("gatehouse run: output and progress", { concurrency: 2 }, () => {
 
   test("gatehouse-events respects an output gate's holdback: no text-delta, the answer once as final", async () => {
     const cwd = await gated();
-    const r = await gatehouse(["run", "-p", "hi", "--output-format", "gatehouse-events"], { cwd });
+    const r = await gatehouseInProcess(["run", "-p", "hi", "--output-format", "gatehouse-events"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     const events = r.stdout
       .trim()
@@ -203,7 +204,7 @@ describe("gatehouse run: output and progress", { concurrency: 2 }, () => {
 
   test("steps and usage include a sub-agent's, which --json lists per child", async () => {
     const cwd = await fresh();
-    const r = await gatehouse(["run", "-p", "delegate", "--json"], { cwd });
+    const r = await gatehouseInProcess(["run", "-p", "delegate", "--json"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     const result = JSON.parse(r.stdout);
     assert.equal(result.reply, "the child said: child answer");
@@ -287,7 +288,7 @@ describe("gatehouse run: output and progress", { concurrency: 2 }, () => {
 
   test("GATEHOUSE_LOG_FORMAT=json writes pino's JSON lines", async () => {
     const cwd = await fresh();
-    const r = await gatehouse(["run", "-p", "hi"], {
+    const r = await gatehouseInProcess(["run", "-p", "hi"], {
       cwd,
       env: { GATEHOUSE_LOG_LEVEL: "debug", GATEHOUSE_LOG_FORMAT: "json" },
     });

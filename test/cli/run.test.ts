@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type CliResult, gatehouse, project, put, tempProjects } from "./helpers.js";
-import { runInProcess } from "./in-process.js";
+import { gatehouseInProcess } from "./in-process.js";
 import { gatehouseOnTty, hasColor, onScreen, uncolored } from "./project-helpers.js";
 
 const MCP_FIXTURE = fileURLToPath(new URL("fixtures/mcp-echo.mjs", import.meta.url));
@@ -47,7 +47,7 @@ describe("gatehouse run", { concurrency: 4 }, () => {
 
   test("--json prints the RunResult as one line", async () => {
     const cwd = await fresh();
-    const r = await runInProcess(["run", "-p", "hi", "--model", "scripted:echo", "--json"], { cwd });
+    const r = await gatehouseInProcess(["run", "-p", "hi", "--model", "scripted:echo", "--json"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     const result = json(r);
     assert.equal(result.outcome, "completed");
@@ -61,14 +61,14 @@ describe("gatehouse run", { concurrency: 4 }, () => {
 
   test("reads the prompt from stdin when -p is absent", async () => {
     const cwd = await fresh();
-    const r = await runInProcess(["run", "--model", "scripted:echo"], { cwd, input: "from stdin\n" });
+    const r = await gatehouseInProcess(["run", "--model", "scripted:echo"], { cwd, input: "from stdin\n" });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, "from stdin\n");
   });
 
   test("an empty prompt is bad input", async () => {
     const cwd = await fresh();
-    const r = await runInProcess(["run", "--model", "scripted:echo"], { cwd, input: "  \n" });
+    const r = await gatehouseInProcess(["run", "--model", "scripted:echo"], { cwd, input: "  \n" });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /empty prompt/);
     assert.equal(r.stdout, "");
@@ -77,15 +77,17 @@ describe("gatehouse run", { concurrency: 4 }, () => {
   test("--session continues a session: the second turn's model sees the first", async () => {
     const cwd = await fresh();
     const first = json(
-      await runInProcess(["run", "--session", "s-1", "-p", "first turn", "--model", "scripted:echo", "--json"], {
+      await gatehouseInProcess(["run", "--session", "s-1", "-p", "first turn", "--model", "scripted:echo", "--json"], {
         cwd,
       }),
     );
     assert.equal(first.sessionId, "s-1");
     const second = json(
-      await runInProcess(["run", "--session", "s-1", "-p", "again", "--model", "scripted:echo", "--json"], { cwd }),
+      await gatehouseInProcess(["run", "--session", "s-1", "-p", "again", "--model", "scripted:echo", "--json"], {
+        cwd,
+      }),
     );
-    const alone = json(await runInProcess(["run", "-p", "again", "--model", "scripted:echo", "--json"], { cwd }));
+    const alone = json(await gatehouseInProcess(["run", "-p", "again", "--model", "scripted:echo", "--json"], { cwd }));
     assert.equal(second.sessionId, "s-1");
     assert.notEqual(alone.sessionId, "s-1", "without --session every run is a new session");
     const tokens = (r: Record<string, unknown>) => (r.usage as { inputTokens: number }).inputTokens;
@@ -102,13 +104,13 @@ describe("gatehouse run", { concurrency: 4 }, () => {
       },
     });
     const prompt = "please leak the thing";
-    const r = await runInProcess(["run", "-p", prompt], { cwd });
+    const r = await gatehouseInProcess(["run", "-p", prompt], { cwd });
     assert.equal(r.code, 3, r.stderr);
     assert.equal(r.stdout, `${NOTICE}\n`);
     assert.ok(!`${r.stdout}${r.stderr}`.includes(SECRET));
     assert.ok(!r.stdout.includes(prompt), "the model never answered, so the echo never printed");
 
-    const asJson = await runInProcess(["run", "-p", prompt, "--json"], { cwd });
+    const asJson = await gatehouseInProcess(["run", "-p", prompt, "--json"], { cwd });
     assert.equal(asJson.code, 3);
     const result = json(asJson);
     assert.equal(result.outcome, "blocked");
@@ -127,7 +129,7 @@ describe("gatehouse run", { concurrency: 4 }, () => {
     const guard = "#!/bin/sh\ncat >/dev/null\necho 'prompts like this are not allowed' >&2\nexit 2\n";
     const hooks = { UserPromptSubmit: [{ hooks: [{ type: "command", command: "sh ./guard.sh" }] }] };
     const cwd = await fresh({ "guard.sh": guard, "gatehouse.json": { model: "scripted:echo", hooks } });
-    const r = await runInProcess(["run", "-p", "tell me", "--json"], { cwd });
+    const r = await gatehouseInProcess(["run", "-p", "tell me", "--json"], { cwd });
     assert.equal(r.code, 3, r.stderr);
     const result = json(r);
     assert.equal(result.reply, "prompts like this are not allowed");
@@ -139,7 +141,7 @@ describe("gatehouse run", { concurrency: 4 }, () => {
 
     await put(cwd, "gatehouse.json", { model: "scripted:echo" });
     await put(cwd, ".claude/settings.json", { hooks });
-    const fromSettings = await runInProcess(["run", "-p", "tell me"], { cwd });
+    const fromSettings = await gatehouseInProcess(["run", "-p", "tell me"], { cwd });
     assert.equal(fromSettings.code, 3, fromSettings.stderr);
     assert.equal(fromSettings.stdout, "prompts like this are not allowed\n");
   });
@@ -151,7 +153,7 @@ describe("gatehouse run", { concurrency: 4 }, () => {
         plugins: [{ path: "p.mjs", hooks: { timeouts: { before_tool_call: 0 } } }],
       },
     });
-    const r = await runInProcess(["run", "-p", "x"], { cwd });
+    const r = await gatehouseInProcess(["run", "-p", "x"], { cwd });
     assert.equal(r.code, 2);
     assert.match(
       r.stderr,
@@ -162,7 +164,7 @@ describe("gatehouse run", { concurrency: 4 }, () => {
 
   test("invalid JSON exits 2 naming the file, line and column", async () => {
     const cwd = await fresh({ "gatehouse.json": '{\n  "model": "scripted:echo",\n}\n' });
-    const r = await runInProcess(["run", "-p", "x"], { cwd });
+    const r = await gatehouseInProcess(["run", "-p", "x"], { cwd });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /gatehouse\.json:2:27: invalid JSON: trailing comma/);
   });
@@ -176,13 +178,13 @@ describe("gatehouse run", { concurrency: 4 }, () => {
       "conf/script.json": { runs: [{ turns: [{ text: "scripted from conf" }] }] },
       "conf/block.mjs": BLOCKER,
     });
-    const missing = await runInProcess(["run", "-p", "x", "--config", "nope.json", "--model", "scripted:echo"], {
+    const missing = await gatehouseInProcess(["run", "-p", "x", "--config", "nope.json", "--model", "scripted:echo"], {
       cwd,
     });
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /nope\.json: no such file/);
 
-    const r = await runInProcess(["run", "-p", "x", "--config", "conf/gatehouse.json"], { cwd });
+    const r = await gatehouseInProcess(["run", "-p", "x", "--config", "conf/gatehouse.json"], { cwd });
     assert.equal(r.code, 3, r.stderr);
     assert.equal(r.stdout, `${NOTICE}\n`);
   });
@@ -192,14 +194,14 @@ describe("gatehouse run", { concurrency: 4 }, () => {
       "conf/gatehouse.json": { model: "scripted:script.json" },
       "conf/script.json": { runs: [{ turns: [{ text: "scripted from conf" }] }] },
     });
-    const r = await runInProcess(["run", "-p", "x", "--config", "conf/gatehouse.json"], { cwd });
+    const r = await gatehouseInProcess(["run", "-p", "x", "--config", "conf/gatehouse.json"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, "scripted from conf\n");
   });
 
   test("no model anywhere: exit 2 with how to set one", async () => {
     const cwd = await fresh();
-    const r = await runInProcess(["run", "-p", "x"], { cwd });
+    const r = await gatehouseInProcess(["run", "-p", "x"], { cwd });
     assert.equal(r.code, 2);
     for (const hint of ["--model", '"model" in gatehouse.json', "GATEHOUSE_MODEL", "scripted:echo"]) {
       assert.ok(r.stderr.includes(hint), `the message mentions ${hint}: ${r.stderr}`);
@@ -208,16 +210,16 @@ describe("gatehouse run", { concurrency: 4 }, () => {
 
   test("a bad model spec or scripted file exits 2 naming it", async () => {
     const cwd = await fresh({ "bad.json": { runs: [{ turns: [{ txt: "typo" }] }] } });
-    const spec = await runInProcess(["run", "-p", "x", "--model", "nope"], { cwd });
+    const spec = await gatehouseInProcess(["run", "-p", "x", "--model", "nope"], { cwd });
     assert.equal(spec.code, 2);
     assert.match(spec.stderr, /model spec 'nope' has no provider/);
 
-    const file = await runInProcess(["run", "-p", "x", "--model", "scripted:bad.json"], { cwd });
+    const file = await gatehouseInProcess(["run", "-p", "x", "--model", "scripted:bad.json"], { cwd });
     assert.equal(file.code, 2);
     assert.match(file.stderr, /bad\.json/);
     assert.match(file.stderr, /runs\[0\]\.turns\[0\]/);
 
-    const absent = await runInProcess(["run", "-p", "x", "--model", "scripted:absent.json"], { cwd });
+    const absent = await gatehouseInProcess(["run", "-p", "x", "--model", "scripted:absent.json"], { cwd });
     assert.equal(absent.code, 2);
     assert.match(absent.stderr, /absent\.json/);
   });
@@ -236,7 +238,7 @@ describe("gatehouse run", { concurrency: 4 }, () => {
 
   test("a failing scripted turn exits 1 with the error on stderr", async () => {
     const cwd = await fresh({ "s.json": { runs: [{ turns: [{ error: "upstream exploded" }] }] } });
-    const r = await runInProcess(["run", "-p", "x", "--model", "scripted:s.json"], { cwd });
+    const r = await gatehouseInProcess(["run", "-p", "x", "--model", "scripted:s.json"], { cwd });
     assert.equal(r.code, 1);
     assert.match(r.stderr, /^gatehouse: run failed: .*upstream exploded/m);
     assert.equal(r.stdout, "");
@@ -244,7 +246,7 @@ describe("gatehouse run", { concurrency: 4 }, () => {
 
   test("--data-dir and GATEHOUSE_DATA_DIR choose where the SQLite file goes (flag first)", async () => {
     const cwd = await fresh();
-    const byFlag = await runInProcess(["run", "-p", "x", "--model", "scripted:echo", "--data-dir", "state"], {
+    const byFlag = await gatehouseInProcess(["run", "-p", "x", "--model", "scripted:echo", "--data-dir", "state"], {
       cwd,
       env: { GATEHOUSE_DATA_DIR: "from-env" },
     });
@@ -253,7 +255,7 @@ describe("gatehouse run", { concurrency: 4 }, () => {
     assert.ok(!existsSync(join(cwd, "from-env")));
     assert.ok(!existsSync(join(cwd, ".gatehouse")));
 
-    const byEnv = await runInProcess(["run", "-p", "x", "--model", "scripted:echo"], {
+    const byEnv = await gatehouseInProcess(["run", "-p", "x", "--model", "scripted:echo"], {
       cwd,
       env: { GATEHOUSE_DATA_DIR: "from-env" },
     });
@@ -267,19 +269,22 @@ describe("gatehouse run", { concurrency: 4 }, () => {
       "config.json": { runs: [{ turns: [{ text: "from config" }] }] },
     });
     const env = { GATEHOUSE_MODEL: "scripted:env.json" };
-    const fromEnv = await runInProcess(["run", "-p", "x"], { cwd, env });
+    const fromEnv = await gatehouseInProcess(["run", "-p", "x"], { cwd, env });
     assert.equal(fromEnv.code, 0, fromEnv.stderr);
     assert.equal(fromEnv.stdout, "from env\n");
 
     await put(cwd, "gatehouse.json", { model: "scripted:config.json" });
-    assert.equal((await runInProcess(["run", "-p", "x"], { cwd, env })).stdout, "from env\n");
-    assert.equal((await runInProcess(["run", "-p", "x"], { cwd })).stdout, "from config\n");
-    assert.equal((await runInProcess(["run", "-p", "x", "--model", "scripted:echo"], { cwd, env })).stdout, "x\n");
+    assert.equal((await gatehouseInProcess(["run", "-p", "x"], { cwd, env })).stdout, "from env\n");
+    assert.equal((await gatehouseInProcess(["run", "-p", "x"], { cwd })).stdout, "from config\n");
+    assert.equal(
+      (await gatehouseInProcess(["run", "-p", "x", "--model", "scripted:echo"], { cwd, env })).stdout,
+      "x\n",
+    );
   });
 
   test("a plugin named in gatehouse.json that cannot be loaded stops the run (exit 2)", async () => {
     const cwd = await fresh({ "gatehouse.json": { model: "scripted:echo", plugins: [{ path: "missing.mjs" }] } });
-    const r = await runInProcess(["run", "-p", "hello"], { cwd });
+    const r = await gatehouseInProcess(["run", "-p", "hello"], { cwd });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /missing\.mjs/);
     assert.equal(r.stdout, "");
@@ -308,7 +313,7 @@ describe("gatehouse run", { concurrency: 4 }, () => {
         tools: { allow: ["mcp__*"] },
       },
     });
-    const r = await runInProcess(["run", "-p", "call it"], { cwd });
+    const r = await gatehouseInProcess(["run", "-p", "call it"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /echo: ping/);
     assert.match(r.stderr, /^gatehouse: .*"broken"/m);
@@ -397,7 +402,7 @@ describe("gatehouse run", { concurrency: 4 }, () => {
 
   test("a bad GATEHOUSE_DATABASE_URL is a configuration error", async () => {
     const cwd = await fresh();
-    const r = await runInProcess(["run", "-p", "x", "--model", "scripted:echo"], {
+    const r = await gatehouseInProcess(["run", "-p", "x", "--model", "scripted:echo"], {
       cwd,
       env: { GATEHOUSE_DATABASE_URL: "mysql://db/x" },
     });

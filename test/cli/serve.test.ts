@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { importOnDemand } from "../../scripts/on-demand.js";
 import { gatehouse, MAIN, tempProjects } from "./helpers.js";
+import { gatehouseInProcess } from "./in-process.js";
 
 const { default: OpenAI } = await importOnDemand<typeof import("openai")>("openai");
 
@@ -63,13 +64,15 @@ describe("gatehouse serve and gatehouse keys (the CLI, as a user runs them)", ()
     const none = await gatehouse(["keys", "list"], { cwd: dir });
     assert.equal(none.code, 0, none.stderr);
     assert.equal(none.stdout, "no API keys (create one with: gatehouse keys create --principal NAME)\n");
-    const created = await gatehouse(["keys", "create", "--principal", "alice", "--name", "laptop"], { cwd: dir });
+    const created = await gatehouseInProcess(["keys", "create", "--principal", "alice", "--name", "laptop"], {
+      cwd: dir,
+    });
     assert.equal(created.code, 0, created.stderr);
     const key = created.stdout.trim();
     assert.match(key, /^ghk_[a-f0-9]{16}_/);
-    const shown = await gatehouse(["keys", "list"], { cwd: dir });
+    const shown = await gatehouseInProcess(["keys", "list"], { cwd: dir });
     assert.match(shown.stdout, /^ID +PRINCIPAL +NAME +ROLE +CREATED +STATUS\n\S+ +alice +laptop +- +\S+ +active\n$/);
-    const listed = await gatehouse(["keys", "list", "--json"], { cwd: dir });
+    const listed = await gatehouseInProcess(["keys", "list", "--json"], { cwd: dir });
     const keys = JSON.parse(listed.stdout) as { id: string; principal: string; name: string }[];
     assert.equal(keys[0]?.principal, "alice");
     assert.equal(keys[0]?.name, "laptop");
@@ -86,7 +89,7 @@ describe("gatehouse serve and gatehouse keys (the CLI, as a user runs them)", ()
       assert.equal(reply.choices[0]?.message.content, "ping");
       const anonymous = await fetch(`${url}/v1/models`);
       assert.equal(anonymous.status, 401);
-      const revoked = await gatehouse(["keys", "revoke", keys[0]?.id as string], { cwd: dir });
+      const revoked = await gatehouseInProcess(["keys", "revoke", keys[0]?.id as string], { cwd: dir });
       assert.equal(revoked.code, 0, revoked.stderr);
       const after = await client.models.list().catch((e: unknown) => e);
       assert.ok(after instanceof OpenAI.AuthenticationError);
@@ -94,7 +97,7 @@ describe("gatehouse serve and gatehouse keys (the CLI, as a user runs them)", ()
       server.child.kill("SIGTERM");
       assert.equal(await server.exit, 0);
     }
-    const again = await gatehouse(["keys", "revoke", keys[0]?.id as string], { cwd: dir });
+    const again = await gatehouseInProcess(["keys", "revoke", keys[0]?.id as string], { cwd: dir });
     assert.equal(again.code, 1);
   });
 

@@ -4,6 +4,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { before, describe, test } from "node:test";
 import { gatehouse, tempProjects } from "./helpers.js";
+import { gatehouseInProcess } from "./in-process.js";
 import { ESC, gatehouseOnTty, parseJson, uncolored } from "./project-helpers.js";
 
 const REASON = "INTERNAL-7f3a: matched rule 12";
@@ -57,6 +58,7 @@ describe("gatehouse sessions", { concurrency: 4 }, () => {
       ["s-1", "use a tool"],
       ["s-2", BLOCKED_PROMPT],
     ] as const) {
+      // Spawned: "use a tool" runs Bash in the sandbox, one per process.
       const r = await gatehouse(["run", "--session", session, "-p", prompt], { cwd });
       assert.ok(r.code === 0 || r.code === 3, r.stderr);
     }
@@ -77,7 +79,7 @@ describe("gatehouse sessions", { concurrency: 4 }, () => {
   });
 
   test("list --json is an array of sessions with counts", async () => {
-    const r = await gatehouse(["sessions", "list", "--json"], { cwd });
+    const r = await gatehouseInProcess(["sessions", "list", "--json"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     const sessions = parseJson(r) as Record<string, unknown>[];
     assert.deepEqual(
@@ -102,24 +104,26 @@ describe("gatehouse sessions", { concurrency: 4 }, () => {
     assert.equal(s1.messageCount, 6);
     assert.equal(s1.parentSessionId, null);
     assert.equal(typeof s1.createdAt, "string");
-    const limited = parseJson(await gatehouse(["sessions", "list", "--json", "--limit", "1"], { cwd })) as unknown[];
+    const limited = parseJson(
+      await gatehouseInProcess(["sessions", "list", "--json", "--limit", "1"], { cwd }),
+    ) as unknown[];
     assert.equal(limited.length, 1);
-    const bad = await gatehouse(["sessions", "list", "--limit", "0"], { cwd });
+    const bad = await gatehouseInProcess(["sessions", "list", "--limit", "0"], { cwd });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--limit/);
   });
 
   test("in a project without a store, list says so and creates nothing", async () => {
     const empty = await fresh();
-    const r = await gatehouse(["sessions", "list"], { cwd: empty });
+    const r = await gatehouseInProcess(["sessions", "list"], { cwd: empty });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, "no sessions\n");
-    assert.deepEqual(parseJson(await gatehouse(["sessions", "list", "--json"], { cwd: empty })), []);
+    assert.deepEqual(parseJson(await gatehouseInProcess(["sessions", "list", "--json"], { cwd: empty })), []);
     assert.ok(!existsSync(join(empty, ".gatehouse")), "looking must not create the store");
   });
 
   test("show prints runs (status, trigger, time) and messages, tool traffic summarized", async () => {
-    const r = await gatehouse(["sessions", "show", "s-1"], { cwd });
+    const r = await gatehouseInProcess(["sessions", "show", "s-1"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^Session s-1$/m);
     assert.match(r.stdout, /^Runs \(2\)$/m);
@@ -136,7 +140,7 @@ describe("gatehouse sessions", { concurrency: 4 }, () => {
   });
 
   test("show of a blocked turn shows the notice and who blocked, never the prompt or the reason", async () => {
-    const r = await gatehouse(["sessions", "show", "s-2"], { cwd });
+    const r = await gatehouseInProcess(["sessions", "show", "s-2"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^\s+1\s+blocked\s+user\s/m);
     assert.match(r.stdout, /Not here\./);
@@ -146,7 +150,10 @@ describe("gatehouse sessions", { concurrency: 4 }, () => {
   });
 
   test("show --json gives the session, runs, messages, compactions and sub-agent sessions", async () => {
-    const view = parseJson(await gatehouse(["sessions", "show", "s-1", "--json"], { cwd })) as Record<string, unknown>;
+    const view = parseJson(await gatehouseInProcess(["sessions", "show", "s-1", "--json"], { cwd })) as Record<
+      string,
+      unknown
+    >;
     assert.deepEqual(Object.keys(view).sort(), ["compactions", "messages", "runs", "session", "subagentSessions"]);
     assert.equal((view.session as { id: string }).id, "s-1");
     const runs = view.runs as { status: string; trigger: string; seq: number; startedAt: string }[];
@@ -170,7 +177,7 @@ describe("gatehouse sessions", { concurrency: 4 }, () => {
   test("show, export and rm of an unknown session exit 1 with a clear message", async () => {
     for (const args of [["show"], ["export"], ["export", "--format", "md"], ["rm"]]) {
       const [command = "", ...rest] = args;
-      const r = await gatehouse(["sessions", command, "no-such-session", ...rest], { cwd });
+      const r = await gatehouseInProcess(["sessions", command, "no-such-session", ...rest], { cwd });
       assert.equal(r.code, 1, `${args.join(" ")}: ${r.stderr}`);
       assert.match(r.stderr, /^gatehouse: no session "no-such-session" in this project's store$/m);
       assert.equal(r.stdout, "");
@@ -178,7 +185,7 @@ describe("gatehouse sessions", { concurrency: 4 }, () => {
   });
 
   test("export prints every stored record as JSONL by default", async () => {
-    const r = await gatehouse(["sessions", "export", "s-1"], { cwd });
+    const r = await gatehouseInProcess(["sessions", "export", "s-1"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     assert.ok(r.stdout.endsWith("\n"));
     const records = r.stdout
@@ -189,12 +196,12 @@ describe("gatehouse sessions", { concurrency: 4 }, () => {
     assert.equal(records[1]?.type, "session");
     assert.equal(records.filter((x) => x.type === "run").length, 2);
     assert.equal(records.filter((x) => x.type === "message").length, 6);
-    const explicit = await gatehouse(["sessions", "export", "s-1", "--format", "jsonl"], { cwd });
+    const explicit = await gatehouseInProcess(["sessions", "export", "s-1", "--format", "jsonl"], { cwd });
     assert.equal(explicit.stdout.split("\n").length, r.stdout.split("\n").length);
   });
 
   test("export --format md renders a readable transcript", async () => {
-    const r = await gatehouse(["sessions", "export", "s-1", "--format", "md"], { cwd });
+    const r = await gatehouseInProcess(["sessions", "export", "s-1", "--format", "md"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^# Session `s-1`\n/);
     assert.match(r.stdout, /^## Run 1 · completed · user · /m);
@@ -207,12 +214,13 @@ describe("gatehouse sessions", { concurrency: 4 }, () => {
   });
 
   test("export refuses an unknown format (exit 2)", async () => {
-    const r = await gatehouse(["sessions", "export", "s-1", "--format", "xml"], { cwd });
+    const r = await gatehouseInProcess(["sessions", "export", "s-1", "--format", "xml"], { cwd });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /Allowed choices are jsonl, md/);
   });
 
   test("rm fires session_end for the session, deletes it, and a second rm exits 1 (each run's process end fired exit before)", async () => {
+    // Spawned: "exit" is fired at each process's end, and the plugin writes ended.jsonl in its cwd.
     const dir = await fresh({ "gatehouse.json": CONFIG, "s.json": SCRIPT, "policy.mjs": POLICY });
     assert.equal((await gatehouse(["run", "--session", "gone", "-p", "hi"], { cwd: dir })).code, 0);
     assert.equal((await gatehouse(["run", "--session", "kept", "-p", "hi"], { cwd: dir })).code, 0);
@@ -241,25 +249,27 @@ describe("gatehouse sessions", { concurrency: 4 }, () => {
   test("rm refuses (exit 2) when a configured plugin cannot be loaded, and deletes nothing", async () => {
     const dir = await fresh({ "broken.json": { plugins: [{ path: "missing.mjs" }] } });
     assert.equal(
-      (await gatehouse(["run", "--session", "x", "-p", "hi", "--model", "scripted:echo"], { cwd: dir })).code,
+      (await gatehouseInProcess(["run", "--session", "x", "-p", "hi", "--model", "scripted:echo"], { cwd: dir })).code,
       0,
     );
-    const r = await gatehouse(["sessions", "rm", "x", "--config", "broken.json"], { cwd: dir });
+    const r = await gatehouseInProcess(["sessions", "rm", "x", "--config", "broken.json"], { cwd: dir });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /not deleting without the configured plugins/);
-    assert.equal((await gatehouse(["sessions", "show", "x"], { cwd: dir })).code, 0);
+    assert.equal((await gatehouseInProcess(["sessions", "show", "x"], { cwd: dir })).code, 0);
   });
 
   test("--data-dir, GATEHOUSE_DATA_DIR and GATEHOUSE_DATABASE_URL choose the store, as for run", async () => {
     const dir = await fresh();
     const run = (args: string[], env: Record<string, string> = {}) =>
-      gatehouse(["run", "-p", "x", "--model", "scripted:echo", ...args], { cwd: dir, env });
+      gatehouseInProcess(["run", "-p", "x", "--model", "scripted:echo", ...args], { cwd: dir, env });
     assert.equal((await run(["--session", "in-flag-dir", "--data-dir", "flagged"])).code, 0);
     assert.equal((await run(["--session", "in-env-db"], { GATEHOUSE_DATABASE_URL: "other.db" })).code, 0);
     const ids = async (args: string[], env: Record<string, string> = {}) =>
-      (parseJson(await gatehouse(["sessions", "list", "--json", ...args], { cwd: dir, env })) as { id: string }[]).map(
-        (s) => s.id,
-      );
+      (
+        parseJson(await gatehouseInProcess(["sessions", "list", "--json", ...args], { cwd: dir, env })) as {
+          id: string;
+        }[]
+      ).map((s) => s.id);
     assert.deepEqual(await ids(["--data-dir", "flagged"]), ["in-flag-dir"]);
     assert.deepEqual(await ids([], { GATEHOUSE_DATA_DIR: "flagged" }), ["in-flag-dir"]);
     assert.deepEqual(await ids([], { GATEHOUSE_DATABASE_URL: "other.db" }), ["in-env-db"]);
@@ -268,7 +278,7 @@ describe("gatehouse sessions", { concurrency: 4 }, () => {
 
   test("a bad gatehouse.json exits 2 naming the problem", async () => {
     const dir = await fresh({ "gatehouse.json": { stor: "x" } });
-    const r = await gatehouse(["sessions", "list"], { cwd: dir });
+    const r = await gatehouseInProcess(["sessions", "list"], { cwd: dir });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /gatehouse\.json:\d+:\d+: stor: unknown key; did you mean "store"\?/);
   });
@@ -290,7 +300,7 @@ describe("gatehouse sessions", { concurrency: 4 }, () => {
 
   test("--help of each subcommand documents its exit statuses", async () => {
     for (const command of ["list", "show", "export", "rm"]) {
-      const r = await gatehouse(["sessions", command, "--help"], { cwd });
+      const r = await gatehouseInProcess(["sessions", command, "--help"], { cwd });
       assert.equal(r.code, 0);
       assert.match(r.stdout, /Exit status:\n {2}0 {2}done\n/);
       assert.match(r.stdout, /\n {2}2 {2}bad input or configuration/);
