@@ -12,7 +12,7 @@ import { recordSandboxRefusal, settlePermission, settleSandboxHost } from "./app
 import { applyBlock } from "./block.js";
 import { outbox } from "./outbox.js";
 import { writeAssistant } from "./output.js";
-import { writeMessage } from "./persist.js";
+import { storeAttachments, writeMessage } from "./persist.js";
 
 /**
  * The tool door (docs/lifecycle.md, step 8d–8f). A call runs only past `before_tool_call` (and an
@@ -111,7 +111,11 @@ async function afterBatch(
   });
   state.signal.throwIfAborted();
   noteStop(state, batch);
-  if (batch.result.additionalContext) state.addContext("append", batch.result.additionalContext);
+  if (batch.result.additionalContext) {
+    const attachment = { type: "hook_additional_context", hookEvent: "PostToolBatch" } as const;
+    state.addContext("append", batch.result.additionalContext, attachment);
+    await storeAttachments(deps, state);
+  }
 }
 
 /**
