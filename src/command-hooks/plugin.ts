@@ -591,10 +591,14 @@ function stopFailureError(failure: { kind: string; status?: number } | undefined
 
 /**
  * What the model reads for a call a PreToolUse hook blocked, in Claude Code's words:
- * `PreToolUse:<tool> hook error: [<command>]: <stderr>` for exit 2, `… hook error: <reason>` for JSON.
+ * `PreToolUse:<tool> hook error: [<command>]: <stderr>` for exit 2, `… hook error: <reason>` for JSON;
+ * a Claude Code plugin's hook adds a line naming the plugin, as Claude Code's does.
  */
-const preToolUseError = (toolName: string, v: MergedVerdict, mask: (text: string) => string) =>
-  `PreToolUse:${toolName} hook error: ${exitBlockOf(v, mask) ?? v.reason ?? HOOK_BLOCK_REASON}`;
+const preToolUseError = (toolName: string, v: MergedVerdict, mask: (text: string) => string) => {
+  const plugin = v.decidedBy?.plugin;
+  const from = plugin === undefined ? "" : `\nThis hook comes from the ${plugin} plugin.`;
+  return `PreToolUse:${toolName} hook error: ${exitBlockOf(v, mask) ?? v.reason ?? HOOK_BLOCK_REASON}${from}`;
+};
 
 /**
  * A block by exit 2 whose reason is its stderr, quoted as Claude Code quotes it: the command (its

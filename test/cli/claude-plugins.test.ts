@@ -56,6 +56,8 @@ describe("Claude Code plugins from a directory marketplace", { concurrency: 2 },
     const r = await gatehouse(["run", "-p", "go"], { cwd });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /refused by the guard plugin at \S*market\/plugins\/guard/);
+    // As Claude Code's, the model's error names the plugin the blocking hook came from.
+    assert.match(r.stdout, /plugins\/guard\n\nThis hook comes from the guard@team-tools plugin\./);
     assert.equal(existsSync(join(cwd, "ran")), false);
   });
 
