@@ -48,7 +48,7 @@ export const CLAUDE_CODE_EVENTS: readonly CompatRow[] = [
   ok("StopFailure"),
   differs(
     "PermissionDenied",
-    "fires when the permission mode (`plan`, `dontAsk`) denies a call, Gatehouse's automatic denials as auto mode's are Claude Code's (Gatehouse has no auto mode); as in Claude Code, not for a deny rule, nobody to ask, the person or a hook",
+    "fires for every denial of the permission check (a rule, the mode, nobody to ask, the person, a PermissionRequest deny), not only auto mode's (Gatehouse has none); not for a PreToolUse `ask` refused with nobody to ask, as in `claude -p`",
   ),
   differs(
     "PostToolBatch",

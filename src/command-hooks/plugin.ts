@@ -345,14 +345,11 @@ export function createCommandHooksPlugin(
           },
           { ...opts("PermissionRequest"), priority: PERMISSION_REQUEST_PRIORITY },
         );
-      // PermissionDenied sees the denials no one made by hand, as Claude Code's auto mode's: here the
-      // mode's (`plan`, `dontAsk`); never a deny rule's, a person's, a hook's or nobody-to-ask's, as in
-      // Claude Code. `retry` is all it can say.
+      // PermissionDenied sees every denial of the permission check; `retry` is all it can say.
       if (any("PermissionDenied"))
         api.on(
           "permission_denied",
           async (e, ctx) => {
-            if (e.deniedBy !== "mode") return undefined;
             const call = { toolName: e.toolName, toolInput: e.params, toolUseId: e.toolCallId, reason: e.reason };
             const v = await fire("PermissionDenied", ctx, call, ctx.signal);
             return v?.retry ? { retry: true } : undefined;

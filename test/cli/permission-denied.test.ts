@@ -4,10 +4,9 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 import { type CliResult, gatehouse, tempProjects } from "./helpers.js";
 
-// Claude Code's PermissionDenied (docs/command-hooks.md): as Claude Code's, it sees the denials no
-// one made by hand (auto mode's there, the permission mode's here) and not a deny rule's, nobody to
-// ask, a person's or a PermissionRequest deny; it gets the payload Claude Code sends, and
-// `retry: true` tells the model it may try again, while the call stays denied. And a
+// Claude Code's PermissionDenied (docs/command-hooks.md): it sees every denial of the permission
+// check — a deny rule, the mode, nobody to ask, a PermissionRequest deny — with the payload Claude
+// Code sends; `retry: true` tells the model it may try again, and the call stays denied. And a
 // PreToolUse `defer`, which means nothing here, says so on stderr instead of passing silently.
 
 /** The model runs `command` with Bash, then answers with what the call returned. */
@@ -51,47 +50,33 @@ describe("PermissionDenied and defer in gatehouse run", { concurrency: 4 }, () =
   const fresh = tempProjects();
   const run = (cwd: string, args: string[] = []) => gatehouse(["run", "-p", "go", "--json", ...args], { cwd });
 
-  test("plan mode's denial reaches PermissionDenied with Claude Code's payload; the model reads the denial", async () => {
+  test("a deny rule's denial reaches PermissionDenied with Claude Code's payload; the model reads the denial", async () => {
     const cwd = await fresh({
       "s.json": bashScript("rm -rf victim"),
-      "gatehouse.json": { model: "scripted:s.json" },
+      "gatehouse.json": { model: "scripted:s.json", permissions: { deny: ["Bash(rm:*)"] } },
       ".claude/settings.json": recordDenied(),
     });
-    const r = jsonOf(await run(cwd, ["--permission-mode", "plan"]));
+    const r = jsonOf(await run(cwd));
     const [payload, ...more] = await payloads(cwd);
     assert.equal(more.length, 0, "one denial, one PermissionDenied");
     assert.equal(payload?.hook_event_name, "PermissionDenied");
     assert.equal(payload?.tool_name, "Bash");
     assert.deepEqual(payload?.tool_input, { command: "rm -rf victim" });
     assert.equal(typeof payload?.tool_use_id, "string");
-    assert.equal(payload?.permission_mode, "plan");
-    assert.match(String(payload?.reason), /denied \(plan mode\)/);
+    assert.equal(payload?.permission_mode, "default");
+    // Claude Code's words for a deny rule's denial: the rule's content, never the refused command.
+    assert.equal(payload?.reason, "Permission to use Bash with rm:* has been denied.");
     assert.equal(r.reply, `said: ${payload?.reason}`, "the model read the same denial, with no retry line");
   });
 
-  test("a deny rule, nobody to ask and a PermissionRequest deny fire no PermissionDenied, as in Claude Code; the model reads Claude Code's words for the rule's", async () => {
+  test("nobody to ask, plan mode and a PermissionRequest deny each fire PermissionDenied", async () => {
     const cwd = await fresh({
       "s.json": bashScript("touch made-here"),
       "gatehouse.json": { model: "scripted:s.json" },
       ".claude/settings.json": recordDenied(),
     });
-    const nobody = jsonOf(await run(cwd));
-    assert.deepEqual(
-      nobody.permissionDenials.map((d) => d.reason),
-      ["nobody"],
-    );
-    const ruled = await fresh({
-      "s.json": bashScript("touch made-here"),
-      "gatehouse.json": { model: "scripted:s.json", permissions: { deny: ["Bash(touch:*)"] } },
-      ".claude/settings.json": recordDenied(),
-    });
-    const rule = jsonOf(await run(ruled));
-    await assert.rejects(readFile(join(ruled, "denied.jsonl")), "no PermissionDenied for the rule's denial");
-    assert.deepEqual(
-      rule.permissionDenials.map((d) => d.reason),
-      ["rule"],
-    );
-    assert.equal(rule.reply, "said: Permission to use Bash with touch:* has been denied.");
+    jsonOf(await run(cwd));
+    jsonOf(await run(cwd, ["--permission-mode", "plan"]));
     const requestDeny = {
       hooks: {
         PermissionRequest: [
@@ -111,18 +96,27 @@ describe("PermissionDenied and defer in gatehouse run", { concurrency: 4 }, () =
       denied.permissionDenials.map((d) => d.reason),
       ["hook"],
     );
-    await assert.rejects(readFile(join(cwd, "denied.jsonl")), "no PermissionDenied ran");
-    await assert.rejects(readFile(join(cwd, "made-here")), "the call never ran");
+    const sent = await payloads(cwd);
+    assert.deepEqual(
+      sent.map((p) => p.permission_mode),
+      ["default", "plan", "default"],
+      "permission_mode is the mode in force",
+    );
+    const reasons = sent.map((p) => String(p.reason));
+    assert.equal(reasons.length, 3, reasons.join("\n"));
+    assert.match(reasons[0] as string, /no one can be asked here/);
+    assert.match(reasons[1] as string, /plan mode/);
+    assert.equal(reasons[2], "not today", "the PermissionRequest hook's message is what the model reads");
   });
 
   test("retry: true adds a line telling the model it may try again; the call still does not run", async () => {
     const cwd = await fresh({
       "s.json": bashScript("touch ran"),
-      "gatehouse.json": { model: "scripted:s.json" },
+      "gatehouse.json": { model: "scripted:s.json", permissions: { deny: ["Bash(touch:*)"] } },
       ".claude/settings.json": recordDenied({ hookSpecificOutput: { hookEventName: "PermissionDenied", retry: true } }),
     });
-    const r = jsonOf(await run(cwd, ["--permission-mode", "dontAsk"]));
-    assert.match(r.reply, /denied \(dontAsk mode\).*may try this call again/);
+    const r = jsonOf(await run(cwd));
+    assert.match(r.reply, /^said: Permission to use Bash with touch:\* has been denied\. .*may try this call again/);
     await assert.rejects(readFile(join(cwd, "ran")), "the call stayed denied");
   });
 

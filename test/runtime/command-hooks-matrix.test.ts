@@ -148,12 +148,7 @@ const REACH = {
     prompts: [PROMPT],
     approval: true,
   },
-  denied: {
-    how: "a Probe call plan mode refuses",
-    script: toolTurn("probe-input"),
-    prompts: [PROMPT],
-    denied: true,
-  },
+  denied: { how: "a Probe call a deny rule refuses", script: toolTurn("probe-input"), prompts: [PROMPT], denied: true },
   twoAnswers: {
     how: "a run with a second answer ready",
     script: { runs: [{ turns: [{ text: "first answer" }, { text: "second answer" }] }] },
@@ -497,7 +492,7 @@ const MATRIX: Record<CommandHookEvent, Row> = {
     forms: observeOnly(told(STDERR)),
   },
 
-  // The mode's denials are seen (Claude Code's auto-mode ones); nothing a hook says changes it (only `retry`, not a form here, adds a line).
+  // Every denial is seen; nothing a hook says changes it (only `retry`, not a form here, adds a line).
   PermissionDenied: {
     reach: REACH.denied,
     check(_e, o) {
@@ -505,7 +500,7 @@ const MATRIX: Record<CommandHookEvent, Row> = {
       assert.equal(o.probeRuns, 0, "the call stayed denied");
       const payload = payloadOf(o, "PermissionDenied");
       assert.equal(payload.tool_name, "Probe");
-      assert.match(String(payload.reason), /Permission to use Probe was denied \(plan mode\)/);
+      assert.equal(payload.reason, "Permission to use Probe has been denied.");
       assert.ok(o.prompts[1]?.includes(String(payload.reason)), "the model read the same denial");
     },
     forms: observeOnly(told(STDERR)),
@@ -626,7 +621,7 @@ async function runCase(command: string, dialect: Dialect, event: CommandHookEven
   const { gatehouse, calls, store, logLines } = testGatehouse(reach.script, {
     tools: [probe.tool],
     plugins: reach.approval ? [approvalsPlugin] : [],
-    ...("denied" in reach && reach.denied ? { permissions: { mode: "plan" as const } } : {}),
+    ...("denied" in reach && reach.denied ? { permissions: { deny: ["Probe"] } } : {}),
     subagents: reach.subagents ?? false,
     approver: async () => {
       approvals++;
