@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { createGatehouse } from "../src/assembly/gatehouse.js";
 import { NO_DECISION_BLOCK_REASON } from "../src/command-hooks/verdict.js";
+import { attachmentOf } from "../src/core/message.js";
 import type { HookSpec } from "../src/hooks/catalog.js";
 import { HOOK_NAMES, HOOKS, type HookName } from "../src/hooks/index.js";
 import { definePlugin, type PluginDefinition } from "../src/plugins/index.js";
@@ -269,8 +270,11 @@ async function normalizedStore(store: {
       Number(a.parentSessionId !== null) - Number(b.parentSessionId !== null) || a.createdAt.localeCompare(b.createdAt),
   );
   const out: string[] = [];
+  // The conversation: what a hook added for the transcript (a plain-text UserPromptSubmit answer is
+  // context, recorded as an attachment) changes nothing the model or the user reads.
   for (const s of sessions)
-    for (const m of await store.sessionMessages(s.id)) out.push(`${m.role}: ${JSON.stringify(m.parts)}`);
+    for (const m of await store.sessionMessages(s.id))
+      if (attachmentOf(m) === undefined) out.push(`${m.role}: ${JSON.stringify(m.parts)}`);
   return out.join("\n");
 }
 

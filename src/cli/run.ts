@@ -501,8 +501,9 @@ async function report(
 ): Promise<ExitCode> {
   const c = colorsFor(io.stdout, io.env);
   const json = format !== "text";
-  // Every denial is visible: one line naming the tool and the rule (--json lists them too).
-  for (const d of result.permissionDenials) {
+  // Every denial is visible: in text output, one line naming the tool and the rule. The structured
+  // formats list them in their output (`permission_denials`), and stderr stays quiet, as `claude -p`'s.
+  for (const d of json ? [] : result.permissionDenials) {
     const hint =
       d.reason === "nobody" && d.suggestions?.length
         ? ` (to allow it: --allowedTools "${d.suggestions.join('" "')}")`

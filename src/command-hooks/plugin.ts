@@ -599,8 +599,6 @@ function stopFailureError(failure: { kind: string; status?: number } | undefined
   return "unknown";
 }
 
-/** Per run: a tool call id is the model's, and two runs may reuse one. */
-
 /**
  * What the model reads for a call a PreToolUse hook blocked, in Claude Code's words:
  * `PreToolUse:<tool> hook error: [<command>]: <stderr>` for exit 2, `… hook error: <reason>` for JSON.

@@ -64,3 +64,42 @@ export function messageText(message: { readonly parts: readonly Part[] }): strin
   for (const part of message.parts) if (part.type === "text") text += part.text;
   return text;
 }
+
+/**
+ * What a hook added to a run besides the model's and the user's words, as Claude Code's transcript
+ * records it (`type: "attachment"`, or a meta user line for a Stop hook's feedback): context the
+ * model already read within its run. Stored as a system message carrying this in its metadata, so
+ * that hook transcripts, exports and scrubs see it; never sent to a model again.
+ */
+export interface HookAttachment {
+  /** Claude Code's attachment type (`hook_additional_context`), or `stop_hook_feedback` for a revision. */
+  readonly type: "hook_additional_context" | "stop_hook_feedback";
+  /** The Claude Code event the context came through. */
+  readonly hookEvent: string;
+  /** The tool call it belongs to, when it belongs to one. */
+  readonly toolUseId?: string;
+}
+
+const ATTACHMENT_KEY = "hookAttachment";
+
+/** The metadata of a stored attachment. */
+export function attachmentMetadata(attachment: HookAttachment): Record<string, unknown> {
+  return { [ATTACHMENT_KEY]: attachment };
+}
+
+/** The attachment a stored message is, if it is one. */
+export function attachmentOf(message: {
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}): HookAttachment | undefined {
+  const value = message.metadata?.[ATTACHMENT_KEY] as HookAttachment | undefined;
+  return typeof value === "object" && value !== null && typeof value.type === "string" ? value : undefined;
+}
+
+/** The history a model reads: stored attachments were read in their own run, and are not sent again. */
+export function modelHistory<M extends { readonly metadata?: Readonly<Record<string, unknown>> }>(
+  messages: readonly M[],
+): readonly M[] {
+  return messages.some((m) => attachmentOf(m) !== undefined)
+    ? messages.filter((m) => attachmentOf(m) === undefined)
+    : messages;
+}

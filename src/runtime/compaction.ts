@@ -1,6 +1,6 @@
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
 import type { Message } from "../core/message.js";
-import { messageText } from "../core/message.js";
+import { attachmentOf, messageText, modelHistory } from "../core/message.js";
 import { collectStream } from "../models/collect.js";
 import { toModelPrompt } from "../models/prompt.js";
 import { withModelRetries } from "../models/retry.js";
@@ -20,6 +20,8 @@ export function estimateTokens(messages: readonly Message[]): number {
 
 /** The characters `estimateTokens` counts for one message. */
 export function messageChars(message: Message): number {
+  // A stored attachment is not sent to the model: it takes no room in its context.
+  if (attachmentOf(message) !== undefined) return 0;
   let chars = 0;
   for (const p of message.parts)
     chars += p.type === "text" || p.type === "reasoning" ? p.text.length : JSON.stringify(p).length;
@@ -68,7 +70,7 @@ export async function compact(
   const prompt: LanguageModelV3Prompt = [
     // Earlier summaries go in too, so the new one carries what they said.
     ...toModelPrompt(
-      state.history.slice(0, state.history.indexOf(range.at(-1) as Message) + 1),
+      modelHistory(state.history.slice(0, state.history.indexOf(range.at(-1) as Message) + 1)),
       "You write summaries of conversations.",
     ),
     { role: "user", content: [{ type: "text", text: [SUMMARY_INSTRUCTION, ...extra].join("\n\n") }] },
@@ -107,7 +109,8 @@ export async function compact(
  * summaries already standing in history, and never ending between a tool call and its result.
  */
 function compactableRange(history: readonly Message[], keepRecent: number): Message[] | undefined {
-  const stored = history.filter((m) => m.role !== "summary");
+  // What the model reads, so that attachments neither count towards keepRecent nor start a range.
+  const stored = modelHistory(history).filter((m) => m.role !== "summary");
   let end = stored.length - keepRecent;
   while (end > 0 && stored[end]?.role === "tool") end--;
   const range = stored.slice(0, Math.max(0, end));

@@ -12,7 +12,7 @@ const DEFAULT_INSTRUCTION = "Please revise your answer.";
  * when the run should loop back to the model. Each retry counts against its own `maxAttempts`
  * (default 1, keyed by idempotency key or instruction) and against its budget's limit.
  */
-export async function askForRevision(deps: RuntimeDeps, state: RunState): Promise<boolean> {
+export async function askForRevision(deps: RuntimeDeps, state: RunState, depth = 0): Promise<boolean> {
   if (!deps.engine.hasHooks("before_agent_finalize")) return false;
   const last = [...state.runMessages].reverse().find((m) => m.role === "assistant");
   const outcome = await deps.engine.emit("before_agent_finalize", {
@@ -46,6 +46,8 @@ export async function askForRevision(deps: RuntimeDeps, state: RunState): Promis
     else if (REVISION_LIMITS[budget].counts === "consecutive") state.revisionCounts[budget] = 0;
   }
   if (instructions.length === 0) return false;
-  state.revisions.push({ afterMessageId: last?.id, text: instructions.join("\n\n") });
+  const text = instructions.join("\n\n");
+  state.revisions.push({ afterMessageId: last?.id, text });
+  state.noteAttachment({ type: "stop_hook_feedback", hookEvent: depth > 0 ? "SubagentStop" : "Stop" }, text);
   return true;
 }

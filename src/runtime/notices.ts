@@ -15,6 +15,11 @@ export const notices = {
   notRunAfterStop: (toolName: string) => `The ${toolName} call did not run: the run was stopped by a policy.`,
   approvalDenied: (toolName: string) => `The ${toolName} call was not approved.`,
   permissionDenied: (toolName: string, why: string) => `Permission to use ${toolName} was denied (${why}).`,
+  // Claude Code's words for a call a deny rule refused. Never the call's input (a refused call's input
+  // is kept nowhere): Claude Code's form naming the rule's content, or its fixed text for Read.
+  readDenied: "<tool_use_error>File is in a directory that is denied by your permission settings.</tool_use_error>",
+  ruleDenied: (toolName: string, ruleContent?: string) =>
+    `Permission to use ${toolName}${ruleContent ? ` with ${ruleContent}` : ""} has been denied.`,
   permissionRetry: "A hook says you may try this call again (differently, or once the user has changed the rules).",
   permissionInterrupted: (toolName: string, pluginId: string) =>
     `The run was stopped: permission to use ${toolName} was denied by a policy (${pluginId}).`,

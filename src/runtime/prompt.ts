@@ -1,5 +1,5 @@
 import type { LanguageModelV3Prompt } from "@ai-sdk/provider";
-import type { Message } from "../core/message.js";
+import { type Message, modelHistory } from "../core/message.js";
 import { contextMessage, contextTextPart, GATEHOUSE_KEY, toModelPrompt } from "../models/prompt.js";
 import type { Tool } from "../tools/types.js";
 import type { RunState } from "./state.js";
@@ -13,15 +13,16 @@ import type { RunState } from "./state.js";
 export function buildModelPrompt(state: RunState, tools: ReadonlyMap<string, Tool>): LanguageModelV3Prompt {
   const options = { systemPrompt: state.systemPrompt(), runId: state.runId, tools };
   const prompt: LanguageModelV3Prompt = [];
+  const history = modelHistory(state.history);
   let from = 0;
   for (const revision of state.revisions) {
     // An anchor lost to compaction puts the instruction where the surviving history starts.
-    const at = state.history.findIndex((m) => m.id === revision.afterMessageId);
+    const at = history.findIndex((m) => m.id === revision.afterMessageId);
     const to = at < from ? from : at + 1;
-    prompt.push(...convert(state.history.slice(from, to), from === 0, options), contextMessage(revision.text));
+    prompt.push(...convert(history.slice(from, to), from === 0, options), contextMessage(revision.text));
     from = to;
   }
-  prompt.push(...convert(state.history.slice(from), from === 0, options));
+  prompt.push(...convert(history.slice(from), from === 0, options));
   const { prepend, append } = state.context;
   addContext(prompt, prepend, append);
   return prompt;

@@ -11,7 +11,15 @@ import type { Tool } from "../tools/types.js";
 import { compact } from "./compaction.js";
 import type { RuntimeDeps } from "./deps.js";
 import { admitInput, admitPrompt, storePrompt } from "./doors/input.js";
-import { deliverAnswer, deliverReply, deliverStop, liveText, outputGated, writeAssistant } from "./doors/output.js";
+import {
+  deliverAnswer,
+  deliverReply,
+  deliverStop,
+  liveText,
+  outputGated,
+  storeRevisionFeedback,
+  writeAssistant,
+} from "./doors/output.js";
 import { closeDanglingToolCalls, runToolCalls } from "./doors/tool.js";
 import { discardUncheckedOutput, recoverInterruptedRuns } from "./doors/unchecked.js";
 import type { EventSink } from "./events.js";
@@ -80,7 +88,8 @@ export async function executeRun(
         ...(input.model === undefined ? {} : { modelSpec: input.model }),
       },
     );
-    if (child?.context) state.addContext("append", child.context);
+    if (child?.context)
+      state.addContext("append", child.context, { type: "hook_additional_context", hookEvent: "SubagentStart" });
     // A cancelled run does not wait out its hooks' timeouts.
     const cancelHooks = () => deps.engine.cancelRun(run.id);
     signal.addEventListener("abort", cancelHooks, { once: true });
@@ -223,8 +232,12 @@ async function prepareTurn(deps: RuntimeDeps, state: RunState): Promise<void> {
     ? (await engine.emit("before_model_resolve", { prompt })).result
     : {};
   state.takeInjections(await deps.store.peekInjections(state.sessionId));
+  // Claude Code records SessionStart's context (the queued injections' source there) and UserPromptSubmit's.
+  const sessionStart = { type: "hook_additional_context", hookEvent: "SessionStart" } as const;
+  const promptSubmit = { type: "hook_additional_context", hookEvent: "UserPromptSubmit" } as const;
   for (const injection of state.injections)
-    state.addContext(injection.placement === "system" ? "systemAppend" : injection.placement, injection.text);
+    if (injection.placement === "system") state.addContext("systemAppend", injection.text);
+    else state.addContext(injection.placement, injection.text, sessionStart);
   if (engine.hasHooks("agent_turn_prepare")) {
     const { result } = await engine.emit("agent_turn_prepare", {
       prompt,
@@ -235,8 +248,8 @@ async function prepareTurn(deps: RuntimeDeps, state: RunState): Promise<void> {
         placement: placement === "system" ? "append" : placement,
       })),
     });
-    if (result.prependContext) state.addContext("prepend", result.prependContext);
-    if (result.appendContext) state.addContext("append", result.appendContext);
+    if (result.prependContext) state.addContext("prepend", result.prependContext, promptSubmit);
+    if (result.appendContext) state.addContext("append", result.appendContext, promptSubmit);
   }
   for (const hook of ["before_prompt_build", "before_agent_start"] as const) {
     if (!engine.hasHooks(hook)) continue;
@@ -246,8 +259,8 @@ async function prepareTurn(deps: RuntimeDeps, state: RunState): Promise<void> {
       messages: state.history,
     });
     if (result.systemPrompt !== undefined) state.replaceSystemPrompt(result.systemPrompt);
-    if (result.prependContext) state.addContext("prepend", result.prependContext);
-    if (result.appendContext) state.addContext("append", result.appendContext);
+    if (result.prependContext) state.addContext("prepend", result.prependContext, promptSubmit);
+    if (result.appendContext) state.addContext("append", result.appendContext, promptSubmit);
     if (result.prependSystemContext) state.addContext("systemPrepend", result.prependSystemContext);
     if (result.appendSystemContext) state.addContext("systemAppend", result.appendSystemContext);
     if (result.toolsAllow) state.narrowTools(result.toolsAllow);
@@ -287,7 +300,8 @@ async function agentLoop(deps: RuntimeDeps, state: RunState, depth: number): Pro
       continue;
     }
     await writeAssistant(deps, state, response.parts);
-    if (!deps.engine.hasHooks("before_agent_finalize") || !(await askForRevision(deps, state))) return true;
+    if (!deps.engine.hasHooks("before_agent_finalize") || !(await askForRevision(deps, state, depth))) return true;
+    await storeRevisionFeedback(deps, state);
   }
   return false;
 }

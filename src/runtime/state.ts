@@ -1,4 +1,4 @@
-import type { Message } from "../core/message.js";
+import type { HookAttachment, Message } from "../core/message.js";
 import { deepFreeze } from "../hooks/freeze.js";
 import type { Attribution } from "../hooks/types.js";
 import type { ModelUsage } from "../models/collect.js";
@@ -72,6 +72,7 @@ export class RunState {
   #toolsAllow: readonly string[] | undefined;
   #model: ResolvedModel | undefined;
   #injections: readonly QueuedInjection[] = [];
+  #unrecorded: { readonly attachment: HookAttachment; readonly text: string }[] = [];
   #steps = 0;
   #usage: ModelUsage | undefined;
   /**
@@ -148,9 +149,26 @@ export class RunState {
     });
   }
 
-  /** Model-only context a hook or an injection added: never stored as the user's words. */
-  addContext(placement: ContextPlacement, text: string): void {
+  /**
+   * Model-only context a hook or an injection added: never stored as the user's words. Context the
+   * model reads beside the user's words is also kept for the transcript, as the attachment given,
+   * until a door stores it (`takeAttachments`).
+   */
+  addContext(placement: ContextPlacement, text: string, attachment?: HookAttachment): void {
     this.#context[placement].push(text);
+    if (attachment) this.#unrecorded.push({ attachment, text });
+  }
+
+  /** A hook's feedback the model reads, for the transcript (a Stop hook's revision instruction). */
+  noteAttachment(attachment: HookAttachment, text: string): void {
+    this.#unrecorded.push({ attachment, text });
+  }
+
+  /** The attachments not stored yet, handed over once (to the door that stores them). */
+  takeAttachments(): readonly { readonly attachment: HookAttachment; readonly text: string }[] {
+    const taken = this.#unrecorded;
+    this.#unrecorded = [];
+    return taken;
   }
 
   /** `before_prompt_build` replaced the system prompt. */

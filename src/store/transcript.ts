@@ -2,11 +2,12 @@ import { createHash } from "node:crypto";
 import { readdirSync, rmSync } from "node:fs";
 import { chmod, lstat, mkdir, mkdtemp, open, rename, rm, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { type Message, messageText, type Part } from "../core/message.js";
+import { attachmentOf, type Message, messageText, type Part } from "../core/message.js";
 import { SerialQueue } from "./serial.js";
 
 // Transcripts for command hooks (`transcript_path`) in Claude Code's JSONL shape: one message a line,
-// chained by uuid/parentUuid, tool results as user messages carrying tool_result blocks.
+// chained by uuid/parentUuid, tool results as user messages carrying tool_result blocks, the context
+// hooks added as Claude Code's `attachment` lines (and a Stop hook's feedback as a meta user line).
 
 type ContentBlock = Record<string, unknown>;
 
@@ -53,6 +54,21 @@ export function transcriptEntry(message: Message, parentUuid: string | null): Re
     timestamp: message.createdAt,
     runId: message.runId,
   };
+  const attachment = attachmentOf(message);
+  if (attachment?.type === "stop_hook_feedback")
+    return { ...common, type: "user", isMeta: true, message: { role: "user", content: messageText(message) } };
+  if (attachment)
+    return {
+      ...common,
+      type: "attachment",
+      attachment: {
+        type: attachment.type,
+        content: [messageText(message)],
+        hookName: attachment.hookEvent,
+        toolUseID: attachment.toolUseId ?? message.id,
+        hookEvent: attachment.hookEvent,
+      },
+    };
   switch (message.role) {
     case "user":
     case "tool":

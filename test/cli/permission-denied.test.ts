@@ -64,7 +64,8 @@ describe("PermissionDenied and defer in gatehouse run", { concurrency: 4 }, () =
     assert.deepEqual(payload?.tool_input, { command: "rm -rf victim" });
     assert.equal(typeof payload?.tool_use_id, "string");
     assert.equal(payload?.permission_mode, "default");
-    assert.match(String(payload?.reason), /denied \(rule Bash\(rm:\*\) from config settings\)/);
+    // Claude Code's words for a deny rule's denial: the rule's content, never the refused command.
+    assert.equal(payload?.reason, "Permission to use Bash with rm:* has been denied.");
     assert.equal(r.reply, `said: ${payload?.reason}`, "the model read the same denial, with no retry line");
   });
 
@@ -115,7 +116,7 @@ describe("PermissionDenied and defer in gatehouse run", { concurrency: 4 }, () =
       ".claude/settings.json": recordDenied({ hookSpecificOutput: { hookEventName: "PermissionDenied", retry: true } }),
     });
     const r = jsonOf(await run(cwd));
-    assert.match(r.reply, /denied \(rule Bash\(touch:\*\).*may try this call again/);
+    assert.match(r.reply, /^said: Permission to use Bash with touch:\* has been denied\. .*may try this call again/);
     await assert.rejects(readFile(join(cwd, "ran")), "the call stayed denied");
   });
 

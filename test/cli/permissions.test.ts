@@ -30,6 +30,7 @@ interface Denial {
   rule?: string;
   source?: string;
   mode: string;
+  suggestions?: string[];
 }
 
 function jsonOf(r: CliResult): { reply: string; outcome: string; permissionDenials: Denial[] } {
@@ -74,7 +75,7 @@ describe("permissions in gatehouse run", { concurrency: 4 }, () => {
     }
   });
 
-  test("Bash(npm test:*) allows npm test, not npm test && rm -rf victim; the denial is one stderr line naming tool and rule", async () => {
+  test("Bash(npm test:*) allows npm test, not npm test && rm -rf victim; with JSON output the denial is in the output, with its suggestion, and stderr stays quiet as claude -p's", async () => {
     const { cwd, run } = await project({
       "s.json": bashScript("npm test", "npm test && rm -rf victim"),
       ".claude/settings.json": { permissions: { allow: ["Bash(npm test:*)"] } },
@@ -88,12 +89,11 @@ describe("permissions in gatehouse run", { concurrency: 4 }, () => {
       result.permissionDenials.map((d) => [d.toolName, d.reason, d.mode]),
       [["Bash", "nobody", "default"]],
     );
-    const lines = r.stderr.split("\n").filter((l) => l.includes("permission denied"));
-    assert.equal(lines.length, 1, r.stderr);
-    assert.match(
-      lines[0] as string,
-      /permission denied: Bash: it needs approval in default mode.*--allowedTools "Bash\(rm:\*\)"/,
+    assert.deepEqual(
+      result.permissionDenials.map((d) => d.suggestions),
+      [["Bash(rm:*)"]],
     );
+    assert.doesNotMatch(r.stderr, /permission denied/);
     assert.match(result.reply, /^said: Permission to use Bash was denied/);
   });
 
@@ -120,7 +120,8 @@ describe("permissions in gatehouse run", { concurrency: 4 }, () => {
       jsonOf(denied).permissionDenials.map((d) => d.toolName),
       ["Write", "Edit", "Bash"],
     );
-    assert.equal(denied.stderr.split("\n").filter((l) => l.includes("permission denied")).length, 3, denied.stderr);
+    // The JSON output lists them; stderr stays quiet, as claude -p's.
+    assert.doesNotMatch(denied.stderr, /permission denied/);
     assert.equal(existsSync(join(cwd, "made.txt")), false);
 
     const plan = jsonOf(await run(["--permission-mode", "plan", "--allowedTools", "Write,Edit", "Bash"]));
@@ -257,7 +258,11 @@ describe("permissions in gatehouse run", { concurrency: 4 }, () => {
     assert.doesNotMatch(glob.reply, /secret\.txt/);
     const read = await ask("read");
     assert.doesNotMatch(read.reply, /password/);
-    assert.match(read.reply, /denied \(rule Read\(\.\/secret\.txt\)/);
+    // The model reads Claude Code's words; the rule is the person's to read (the JSON names it).
+    assert.equal(
+      read.reply,
+      "said: <tool_use_error>File is in a directory that is denied by your permission settings.</tool_use_error>",
+    );
     assert.equal(read.permissionDenials[0]?.rule, "Read(./secret.txt)");
   });
 

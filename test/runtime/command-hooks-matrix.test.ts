@@ -500,7 +500,7 @@ const MATRIX: Record<CommandHookEvent, Row> = {
       assert.equal(o.probeRuns, 0, "the call stayed denied");
       const payload = payloadOf(o, "PermissionDenied");
       assert.equal(payload.tool_name, "Probe");
-      assert.match(String(payload.reason), /Permission to use Probe was denied \(rule Probe from library settings\)/);
+      assert.equal(payload.reason, "Permission to use Probe has been denied.");
       assert.ok(o.prompts[1]?.includes(String(payload.reason)), "the model read the same denial");
     },
     forms: observeOnly(told(STDERR)),

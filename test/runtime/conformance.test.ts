@@ -152,7 +152,8 @@ const scenarios: Scenario[] = [
   },
   {
     name: "revised once by before_agent_finalize",
-    expected: sum(FULL_TURN, MODEL_CALL, { before_message_write: 1, before_agent_finalize: 1 }),
+    // The second answer, and the instruction recorded for the transcript (Claude Code's Stop hook feedback).
+    expected: sum(FULL_TURN, MODEL_CALL, { before_message_write: 2, before_agent_finalize: 1 }),
     plugins: [
       plugin("verifier", (api) =>
         api.on("before_agent_finalize", () => ({ action: "revise", retry: { instruction: "check it" } })),

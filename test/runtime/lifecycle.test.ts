@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { messageText } from "../../src/core/message.js";
+import { attachmentOf, messageText } from "../../src/core/message.js";
 import { notices } from "../../src/runtime/notices.js";
 import type { RunEvent } from "../../src/runtime/types.js";
 import { echoTool, plugin, promptText, recorder, testGatehouse } from "./helpers.js";
@@ -150,8 +150,14 @@ describe("before_agent_run (gate)", () => {
     assert.equal(passed.outcome, "completed");
     assert.match(promptText(calls[0] as never), /INJECTED-CONTEXT/);
     assert.equal((await store.peekInjections(session.id)).length, 0);
-    const stored = (await store.runMessages(passed.runId)).map((m) => messageText(m)).join("|");
-    assert.doesNotMatch(stored, /INJECTED-CONTEXT/);
+    // Never stored as anyone's words: only as the transcript's attachment, which no model reads again.
+    const messages = await store.runMessages(passed.runId);
+    const words = messages.filter((m) => attachmentOf(m) === undefined).map((m) => messageText(m));
+    assert.doesNotMatch(words.join("|"), /INJECTED-CONTEXT/);
+    assert.deepEqual(
+      messages.filter((m) => attachmentOf(m) !== undefined).map((m) => [m.role, messageText(m)]),
+      [["system", "INJECTED-CONTEXT"]],
+    );
   });
 
   test("the gate sees the final model prompt with injected context; the context is model-only", async () => {
@@ -207,7 +213,7 @@ describe("before_agent_finalize", () => {
     ],
   };
 
-  test("revise runs one more pass with the instruction, which the model sees and the store does not keep", async () => {
+  test("revise runs one more pass with the instruction, which the model sees and the store keeps only as the transcript's feedback line", async () => {
     const verifier = plugin("verifier", (api) =>
       api.on("before_agent_finalize", (e) =>
         e.attempt === 0 ? { action: "revise", retry: { instruction: "ADD-SOURCES" } } : undefined,
@@ -218,8 +224,16 @@ describe("before_agent_finalize", () => {
     assert.equal(result.reply, "second");
     assert.equal(calls.length, 2);
     assert.match(promptText(calls[1] as never), /ADD-SOURCES/);
-    const stored = (await store.runMessages(result.runId)).map((m) => messageText(m)).join("|");
-    assert.doesNotMatch(stored, /ADD-SOURCES/);
+    const messages = await store.runMessages(result.runId);
+    assert.deepEqual(
+      messages.map((m) => [m.role, attachmentOf(m)?.type ?? "", messageText(m)]),
+      [
+        ["user", "", "q"],
+        ["assistant", "", "draft"],
+        ["system", "stop_hook_feedback", "ADD-SOURCES"],
+        ["assistant", "", "second"],
+      ],
+    );
   });
 
   test("a retry's maxAttempts caps how often the same instruction loops (default 1)", async () => {

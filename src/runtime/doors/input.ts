@@ -3,7 +3,7 @@ import type { RuntimeDeps } from "../deps.js";
 import { notices } from "../notices.js";
 import type { RunState } from "../state.js";
 import { applyBlock } from "./block.js";
-import { type Draft, draftMessage, writeMessage } from "./persist.js";
+import { type Draft, draftMessage, storeAttachments, writeMessage } from "./persist.js";
 
 /**
  * The input door (docs/lifecycle.md, step 2). Every input a run starts with — a prompt, a slash
@@ -42,6 +42,7 @@ export async function admitPrompt(deps: RuntimeDeps, state: RunState): Promise<b
   // The caller's earlier turns, now that the gate has seen them: stored with this run, before its prompt.
   for (const prior of priors) await writeMessage(deps, state, prior);
   await storePrompt(deps, state);
+  await storeAttachments(deps, state);
   if (state.injections.length)
     await deps.store.commitInjections(
       state.runId,

@@ -6,7 +6,7 @@ import type { RunState, StopRequest } from "../state.js";
 import { applyBlock } from "./block.js";
 import { announceDelivery, gateReply, type ReplySource } from "./gates.js";
 import { outbox } from "./outbox.js";
-import { writeMessage } from "./persist.js";
+import { storeAttachments, writeMessage } from "./persist.js";
 
 /**
  * The output door (docs/lifecycle.md, steps 10–12). Every text a user is given — a model's
@@ -32,6 +32,14 @@ export function liveText(deps: RuntimeDeps, state: RunState): ((delta: string) =
 }
 
 /** Stores an assistant message of the run: the model's, or a claim's reply. Gated when the run's answer is delivered. */
+/**
+ * The feedback a finalize hook sent the agent back with (Claude Code's "Stop hook feedback"),
+ * stored after the answer it revises, for the transcript: the model reads it from the run.
+ */
+export async function storeRevisionFeedback(deps: RuntimeDeps, state: RunState): Promise<void> {
+  await storeAttachments(deps, state);
+}
+
 export async function writeAssistant(deps: RuntimeDeps, state: RunState, parts: readonly Part[]): Promise<void> {
   if (parts.length) await writeMessage(deps, state, { role: "assistant", parts });
 }

@@ -1,4 +1,4 @@
-import type { Message, Part, Role } from "../../core/message.js";
+import { attachmentMetadata, type Message, type Part, type Role } from "../../core/message.js";
 import type { RuntimeDeps } from "../deps.js";
 import { notices } from "../notices.js";
 import type { RunState } from "../state.js";
@@ -30,6 +30,21 @@ export async function writeMessage(
   if (regated) return store(deps, state, regated);
   const fixed = fixedNotice(state, replacement);
   return fixed ? store(deps, state, fixed) : undefined;
+}
+
+/**
+ * The context hooks added that the transcript records (Claude Code's attachments), stored after
+ * what it followed: masked like any hook text, then through the same gates as every message, so
+ * one they block is not kept. The model already read it; the stored copy is never sent again.
+ */
+export async function storeAttachments(deps: RuntimeDeps, state: RunState): Promise<void> {
+  const secrets = deps.secretsOf(state.sessionId);
+  for (const { attachment, text } of state.takeAttachments())
+    await writeMessage(deps, state, {
+      role: "system",
+      parts: [{ type: "text", text: secrets.mask(text) }],
+      metadata: attachmentMetadata(attachment),
+    });
 }
 
 /** The message as the gates left it, or undefined when `before_message_write` blocked it. */

@@ -12,7 +12,7 @@ import { recordSandboxRefusal, settlePermission, settleSandboxHost } from "./app
 import { applyBlock } from "./block.js";
 import { outbox } from "./outbox.js";
 import { writeAssistant } from "./output.js";
-import { writeMessage } from "./persist.js";
+import { storeAttachments, writeMessage } from "./persist.js";
 
 /**
  * The tool door (docs/lifecycle.md, step 8d–8f). A call runs only past `before_tool_call` (and an
@@ -111,7 +111,11 @@ async function afterBatch(
   });
   state.signal.throwIfAborted();
   noteStop(state, batch);
-  if (batch.result.additionalContext) state.addContext("append", batch.result.additionalContext);
+  if (batch.result.additionalContext) {
+    const attachment = { type: "hook_additional_context", hookEvent: "PostToolBatch" } as const;
+    state.addContext("append", batch.result.additionalContext, attachment);
+    await storeAttachments(deps, state);
+  }
 }
 
 /**
@@ -143,7 +147,21 @@ async function permissionDenied(
 /** What the model (and the user) read for a denied call. */
 function denialNotice(d: PermissionDenial): string {
   const asked = d.reason === "user" || d.reason === "timeout" || d.reason === "threw";
-  return asked ? notices.approvalDenied(d.toolName) : notices.permissionDenied(d.toolName, denialText(d));
+  if (asked) return notices.approvalDenied(d.toolName);
+  if (d.reason === "rule" && d.rule !== undefined && d.ruleId?.includes(".deny.") !== false)
+    return denyRuleNotice(d.toolName, d.rule);
+  return notices.permissionDenied(d.toolName, denialText(d));
+}
+
+/**
+ * A deny rule's refusal as Claude Code words it to the model, without the call's input (Claude Code
+ * quotes a Bash command or an edited path; a refused call's input is kept nowhere here). The rule
+ * and its source are the person's to read: `run`'s text output, `--json`, the audit trail.
+ */
+function denyRuleNotice(toolName: string, rule: string): string {
+  if (toolName === "Read") return notices.readDenied;
+  const open = rule.indexOf("(");
+  return notices.ruleDenied(toolName, open > 0 && rule.endsWith(")") ? rule.slice(open + 1, -1) : undefined);
 }
 
 /** Why a call was denied, in words the user and the model may read: the rule and its source, or the mode. */
