@@ -8,8 +8,8 @@ import { testGatehouse } from "../runtime/helpers.js";
 
 /**
  * OpenClaw's bundled extensions (npm `openclaw`, ON_DEMAND_TARBALLS' version, `dist/extensions/*`),
- * each loaded as it ships through Gatehouse's OpenClaw adapter, without OpenClaw's own dependency
- * tree. Per extension: loaded or not (and why), and what it registered. The expected table is
+ * each loaded as it ships through Gatehouse's OpenClaw adapter, with only the few runtime
+ * dependencies ON_DEMAND_TARBALLS lists beside it (not OpenClaw's whole tree). Per extension: loaded or not (and why), and what it registered. The expected table is
  * fixtures/openclaw/bundled-expected.json (docs/plugins.md shows it); a change fails here.
  * Runs under Node 24 in CI (.ci/run). After a deliberate change (a new OpenClaw version, an adapter
  * feature), GATEHOUSE_WRITE_EXPECTED=1 rewrites the table; review its diff.
