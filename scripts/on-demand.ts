@@ -4,6 +4,7 @@
 //
 //   tsx scripts/on-demand.ts PACKAGE BIN [ARGS...]     runs BIN of PACKAGE (npm run lint does)
 import { execFile, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -85,6 +86,7 @@ export const ON_DEMAND_TARBALLS = {
       "minimatch",
       "acorn",
       "hosted-git-info",
+      "ignore",
       "rastermill",
       "node-edge-tts",
     ],
@@ -99,7 +101,9 @@ export type OnDemandTarball = keyof typeof ON_DEMAND_TARBALLS;
  */
 export async function unpackOnDemand(name: OnDemandTarball): Promise<string> {
   const { version, with: dependencies } = ON_DEMAND_TARBALLS[name];
-  const target = join(CACHE, `${name}@${version}-tarball`);
+  // The dependency list is part of the name: a changed list is a new unpack, not a stale one.
+  const listed = createHash("sha256").update(dependencies.join(",")).digest("hex").slice(0, 8);
+  const target = join(CACHE, `${name}@${version}-tarball-${listed}`);
   const unpacked = join(target, "package");
   const done = join(target, ".complete");
   if (existsSync(done)) return unpacked;
