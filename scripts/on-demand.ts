@@ -9,7 +9,7 @@
 import { execFile, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, realpathSync } from "node:fs";
-import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
@@ -151,6 +151,80 @@ export async function importOnDemand<Module>(name: TestImport): Promise<Module> 
   const loader = pathToFileURL(join(await installTestImports(), LOADER)).href;
   const { load } = (await import(loader)) as { load: (name: string) => Promise<Module> };
   return load(name);
+}
+
+/**
+ * Packages a test unpacks rather than installs: OpenClaw itself (~95 MB packed), whose bundled
+ * extensions test/plugins/openclaw-bundled.test.ts loads as they ship. Beside it go only the
+ * runtime dependencies its extensions' shared chunks import (`with`, at the versions OpenClaw's
+ * package.json pins), not its whole dependency tree.
+ */
+export const ON_DEMAND_TARBALLS = {
+  openclaw: {
+    version: "2026.9.6",
+    with: [
+      "typebox",
+      "@openclaw/fs-safe",
+      "@openclaw/ai",
+      "@openclaw/proxyline",
+      "chalk",
+      "execa",
+      "tslog",
+      "import-meta-resolve",
+      "p-map",
+      "p-limit",
+      "json5",
+      "dotenv",
+      "minimatch",
+      "acorn",
+      "hosted-git-info",
+      "ignore",
+      "rastermill",
+      "node-edge-tts",
+    ],
+  },
+} as const;
+export type OnDemandTarball = keyof typeof ON_DEMAND_TARBALLS;
+
+/**
+ * The unpacked `package/` folder of `name` at its pinned version, its `with` dependencies in the
+ * `node_modules/` beside it: `npm pack`, `tar` and `npm install` into a temporary folder renamed
+ * into place, once, as installOnDemand does.
+ */
+export async function unpackOnDemand(name: OnDemandTarball): Promise<string> {
+  const { version, with: dependencies } = ON_DEMAND_TARBALLS[name];
+  // The dependency list is part of the name: a changed list is a new unpack, not a stale one.
+  const listed = createHash("sha256").update(dependencies.join(",")).digest("hex").slice(0, 8);
+  const target = join(CACHE, `${name}@${version}-tarball-${listed}`);
+  const unpacked = join(target, "package");
+  const done = join(target, ".complete");
+  if (existsSync(done)) return unpacked;
+  await mkdir(CACHE, { recursive: true });
+  const staging = await mkdtemp(join(CACHE, ".staging-"));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+  const run = (file: string, args: string[]) =>
+    promisify(execFile)(file, args, { env, maxBuffer: 64 * 1024 * 1024, cwd: staging });
+  try {
+    const { stdout } = await run("npm", ["pack", `${name}@${version}`, "--pack-destination", staging, "--json"]);
+    const [{ filename }] = JSON.parse(stdout) as [{ filename: string }];
+    await run("tar", ["xzf", join(staging, filename), "-C", staging]);
+    await rm(join(staging, filename));
+    const pinned = (
+      JSON.parse(await readFile(join(staging, "package", "package.json"), "utf8")) as {
+        dependencies: Record<string, string>;
+      }
+    ).dependencies;
+    const specs = dependencies.map((d) => `${d}@${pinned[d]}`);
+    const [install, ...rest] = npmInstallArgs(staging, specs[0] as string);
+    await run("npm", [install as string, ...rest, ...specs.slice(1)]);
+    await writeFile(join(staging, ".complete"), "");
+    await rename(staging, target).catch((error: NodeJS.ErrnoException) => {
+      if (!existsSync(done)) throw error;
+    });
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  return unpacked;
 }
 
 /** The bin folder (with a trailing slash) of an on-demand package, installed if needed. */

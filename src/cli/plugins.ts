@@ -1,4 +1,4 @@
-// `gatehouse plugins list | inspect [ID]`. main.ts loads this module at start-up to register the
+// `gatehouse plugins list | inspect [ID] | clear-state ID`. main.ts loads this module at start-up to register the
 // commands, so its own imports stay light: the config, the plugin host and the runtime are
 // imported when a command runs.
 import type { Command } from "commander";
@@ -56,6 +56,29 @@ export function registerPluginsCommand(program: Command, host: CommandHost = PRO
     .action(async (id: string | undefined, flags: PluginsFlags) => {
       host.exit(await pluginsCommand(id, { ...flags, detail: true }, host.io()));
     });
+
+  projectOptions(plugins.command("clear-state"))
+    .summary("delete what an OpenClaw plugin kept in runtime.state, from the project's store")
+    .description(
+      "Deletes every api.runtime.state entry (keyed values and blobs, every namespace) the OpenClaw plugin ID kept in the project's store. The plugin need not be configured any more; its state is not otherwise removed.",
+    )
+    .argument("<id>", "the plugin's id, as gatehouse plugins list shows it")
+    .action(async (id: string, flags: ProjectFlags) => {
+      host.exit(await clearStateCommand(id, flags, host.io()));
+    });
+}
+
+/** `gatehouse plugins clear-state ID`. */
+export async function clearStateCommand(id: string, flags: ProjectFlags, io: CommandIO): Promise<ExitCode> {
+  const [L, output] = await Promise.all([import("./project.js"), import("./output.js")]);
+  return L.runCli(io, async () => {
+    const project = await L.loadProject(flags, io);
+    const removed = await L.withProjectStore(project, io, (store) => store.pluginState.clear(id));
+    io.stdout.write(
+      `removed ${removed} runtime.state ${removed === 1 ? "entry" : "entries"} of plugin ${output.terminalLine(id)}\n`,
+    );
+    return EXIT.ok;
+  });
 }
 
 export interface PluginReport {

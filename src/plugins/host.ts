@@ -8,10 +8,11 @@ import type { HookName } from "../hooks/catalog.js";
 import type { HookEngine } from "../hooks/engine.js";
 import type { Diagnostic, RegisterOptions, RegistrationRequest } from "../hooks/registry.js";
 import { sanitizeLogLine } from "../hooks/sanitize.js";
+import type { PluginStateTables } from "../store/plugin-state.js";
 import { type PluginEntry, type PluginHookOptions, PluginModuleSchema } from "./config.js";
 import type { PluginApi, PluginCommand, PluginDefinition, PluginLogger, PluginTool } from "./define.js";
 import { reportPluginError } from "./load-errors.js";
-import { adaptOpenClawPlugin } from "./openclaw/adapter.js";
+import { type AdaptedPlugin, adaptOpenClawPlugin } from "./openclaw/adapter.js";
 import {
   folderEntry,
   hasOpenClawMarkers,
@@ -23,6 +24,9 @@ import {
   resolveOpenClawExport,
 } from "./openclaw/index.js";
 import { applyPermissions } from "./permissions.js";
+
+const isAdapted = (definition: PluginDefinition): definition is AdaptedPlugin =>
+  "persistState" in definition && typeof definition.persistState === "function";
 
 export interface HostLogger {
   debug(message: string): void;
@@ -110,8 +114,17 @@ export class PluginHost {
       readonly logger: HostLogger;
       /** How long a plugin's `setup` may take (default SETUP_TIMEOUT_MS). */
       readonly setupTimeoutMs?: number;
+      /** Where OpenClaw plugins' `api.runtime.state` is kept: the session store's, once it is open. */
+      readonly pluginState?: () => PluginStateTables | undefined;
     },
   ) {}
+
+  private readonly stateFlushers = new Set<() => Promise<void>>();
+
+  /** Waits until every OpenClaw plugin's state changes so far are in the store (failures were logged). */
+  async flushState(): Promise<void> {
+    await Promise.all([...this.stateFlushers].map((flush) => flush()));
+  }
 
   /** Every refusal and error so far, as `gatehouse plugins inspect` lists them. */
   get diagnostics(): readonly Diagnostic[] {
@@ -169,6 +182,12 @@ export class PluginHost {
     };
     let returned: unknown;
     try {
+      const tables = this.options.pluginState?.();
+      if (tables && isAdapted(definition)) {
+        const log = this.pluginLogger(id);
+        await definition.persistState(tables, id, (message) => log.error(message));
+        this.stateFlushers.add(definition.flushState);
+      }
       returned = await withinTimeout(definition.setup(api), this.options.setupTimeoutMs ?? SETUP_TIMEOUT_MS);
     } catch (error) {
       this.markFailed(id, source);

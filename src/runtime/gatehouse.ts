@@ -186,12 +186,12 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
     model: { ...DEFAULTS.model, ...options.config?.model },
   };
   const engine = new HookEngine({ logger, ...(options.config?.hooks ? { timeouts: options.config.hooks } : {}) });
-  const plugins = new PluginHost(engine, { cwd: config.cwd, logger });
+  let store: SessionStore | undefined;
+  const plugins = new PluginHost(engine, { cwd: config.cwd, logger, pluginState: () => store?.pluginState });
   const permissions = options.permissions ?? new PermissionPolicy({ mode: "default", rules: [], cwd: config.cwd });
   const sandboxReads =
     options.sandboxReads ??
     sandboxPolicy(DEFAULT_SANDBOX_SETTINGS, [], { projectDir: config.cwd, homeDir: homedir() }).filesystem;
-  let store: SessionStore | undefined;
   let deps: RuntimeDeps | undefined;
   let mcp: McpServerPool | undefined;
   let starting: Promise<RuntimeDeps> | undefined;
@@ -244,11 +244,7 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
   };
 
   async function start(): Promise<RuntimeDeps> {
-    for (const p of options.plugins ?? []) await addPlugin(p);
-    if (options.pluginEntries) await plugins.load(options.pluginEntries, config.cwd);
-    for (const p of (await options.latePlugins?.(lateHost)) ?? []) await addPlugin(p);
-    models = modelResolver(options.model, config.cwd, options.env);
-    await models.resolve();
+    // The store first: OpenClaw plugins load their runtime.state from it during setup.
     const given = options.store;
     const env = options.env ? { env: options.env } : {};
     store =
@@ -265,6 +261,11 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
                   ...(given === undefined ? {} : { database: given }),
                 })),
           });
+    for (const p of options.plugins ?? []) await addPlugin(p);
+    if (options.pluginEntries) await plugins.load(options.pluginEntries, config.cwd);
+    for (const p of (await options.latePlugins?.(lateHost)) ?? []) await addPlugin(p);
+    models = modelResolver(options.model, config.cwd, options.env);
+    await models.resolve();
     engine.intercept(auditInterceptor(store, logger));
     // Only when debug lines are shown: an interceptor costs every dispatch.
     if (logger.debugEnabled) engine.intercept(debugInterceptor(logger));
@@ -335,7 +336,7 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
   function stream(input: RunInput): RunStream {
     const channel = new RunEventChannel();
     const result = ready()
-      .then((d) => executeRun(d, input, (e) => channel.push(e)))
+      .then((d) => executeRun(d, input, (e) => channel.push(e)).finally(() => plugins.flushState()))
       .then((r) => {
         channel.push({ type: "run-end", result: r });
         return r;
@@ -355,7 +356,8 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
       await ready();
     },
     async run(input) {
-      return executeRun(await ready(), input, dropEvents);
+      // A run ends with its plugins' state saved.
+      return executeRun(await ready(), input, dropEvents).finally(() => plugins.flushState());
     },
     async recoverAbandonedRuns() {
       return recoverAbandonedRuns(await ready());
@@ -379,6 +381,7 @@ export function createRuntime(options: RuntimeOptions): Gatehouse {
     },
     async close() {
       await engine.drain();
+      await plugins.flushState();
       await mcp?.close();
       await store?.close();
     },

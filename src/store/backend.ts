@@ -1,5 +1,6 @@
 import type { Message, Part } from "../core/message.js";
 import type { HeldLease } from "./lease.js";
+import type { PluginStateTables } from "./plugin-state.js";
 import type { ServiceTables } from "./service.js";
 import type {
   AuditFilter,
@@ -107,6 +108,8 @@ export interface StoreBackend {
   readonly defaultTranscriptDir: string | undefined;
   /** The server's tables (service.ts), on the same connection or pool. */
   readonly service: ServiceTables;
+  /** OpenClaw plugins' runtime.state rows (plugin-state.ts). */
+  readonly pluginState: PluginStateTables;
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;
   /** All or nothing: fn's writes commit together or not at all. */
   write<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T>;

@@ -16,6 +16,7 @@ import {
   planRewrite,
   withDependentSummaries,
 } from "./plan.js";
+import type { PluginStateTables } from "./plugin-state.js";
 import {
   AppendMessageSchema,
   AuditSchema,
@@ -98,6 +99,10 @@ export class CoreStore implements SessionStore {
 
   get service(): ServiceTables {
     return this.backend.service;
+  }
+
+  get pluginState(): PluginStateTables {
+    return this.backend.pluginState;
   }
 
   // Sessions

@@ -4,6 +4,7 @@ import type { CompactionRow, InjectionRow, NewMessage, NewRun, StoreBackend, Sto
 import { CoreStore, type CoreStoreOptions } from "./core.js";
 import { notFound, runExists, sessionExists } from "./errors.js";
 import type { HeldLease } from "./lease.js";
+import { MemoryPluginState } from "./plugin-state.js";
 import { SerialQueue } from "./serial.js";
 import { MemoryServiceTables } from "./service-memory.js";
 import type {
@@ -69,6 +70,7 @@ class MemoryBackend implements StoreBackend, StoreTx {
   readonly kind = "memory" as const;
   readonly defaultTranscriptDir = undefined;
   readonly service = new MemoryServiceTables();
+  readonly pluginState = new MemoryPluginState();
   private readonly sessions = new Map<string, SessionState>();
   private readonly runs = new Map<string, Run>();
   private readonly messagesById = new Map<string, Message>();

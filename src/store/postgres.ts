@@ -13,6 +13,7 @@ import {
   type RunLeaseOptions,
   RunLeases,
 } from "./lease.js";
+import { PostgresPluginState } from "./plugin-state.js";
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from "./postgres-schema.js";
 import {
   type AuditRow,
@@ -547,6 +548,7 @@ class PostgresBackend implements StoreBackend {
   readonly kind = "postgres" as const;
   readonly defaultTranscriptDir = undefined;
   readonly service: PostgresServiceTables;
+  readonly pluginState: PostgresPluginState;
   private readonly leases: RunLeases;
 
   private constructor(
@@ -555,6 +557,7 @@ class PostgresBackend implements StoreBackend {
     leaseOptions: RunLeaseOptions,
   ) {
     this.service = new PostgresServiceTables(pool, schema);
+    this.pluginState = new PostgresPluginState(pool);
     const statements = new PgTx(pool, false);
     this.leases = new RunLeases(
       { write: (fn) => Promise.resolve(fn(statements)), read: (fn) => Promise.resolve(fn(statements)) },

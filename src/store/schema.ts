@@ -30,6 +30,7 @@ interface Types {
   readonly withoutRowid: string;
   readonly jsonArrayElements: string;
   readonly real: string;
+  readonly bytes: string;
 }
 
 const TYPES: Record<Dialect, Types> = {
@@ -42,6 +43,7 @@ const TYPES: Record<Dialect, Types> = {
     withoutRowid: "WITHOUT ROWID",
     jsonArrayElements: "json_each(c.run_ids) AS j",
     real: "REAL",
+    bytes: "BLOB",
   },
   postgres: {
     time: "timestamptz",
@@ -52,6 +54,7 @@ const TYPES: Record<Dialect, Types> = {
     withoutRowid: "",
     jsonArrayElements: "json_array_elements_text(c.run_ids) AS j(value)",
     real: "DOUBLE PRECISION",
+    bytes: "bytea",
   },
 };
 
@@ -320,6 +323,25 @@ export function migrationsFor(dialect: Dialect): readonly Migration[] {
       sql: `
         ALTER TABLE server_run_steps ADD COLUMN detail TEXT;
         ALTER TABLE server_pending_approvals ADD COLUMN detail TEXT;
+      `,
+    },
+    {
+      version: 9,
+      description:
+        "OpenClaw plugins' runtime.state: keyed values (JSON) and blobs (bytes), by plugin, namespace and key",
+      // Times are epoch milliseconds, as the plugin reads them back (createdAt, expiresAt).
+      sql: `
+        CREATE TABLE plugin_state (
+          plugin_id TEXT NOT NULL,
+          kind TEXT NOT NULL,
+          namespace TEXT NOT NULL,
+          key TEXT NOT NULL,
+          value TEXT NOT NULL,
+          bytes ${t.bytes},
+          created_at ${t.millis} NOT NULL,
+          expires_at ${t.millis},
+          PRIMARY KEY (plugin_id, kind, namespace, key)
+        ) ${t.withoutRowid};
       `,
     },
   ];

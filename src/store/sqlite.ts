@@ -14,6 +14,7 @@ import {
   type RunLeaseOptions,
   RunLeases,
 } from "./lease.js";
+import { SqlitePluginState } from "./plugin-state.js";
 import { makeStorePrivate } from "./private-files.js";
 import {
   type AuditRow,
@@ -627,6 +628,7 @@ class SqliteBackend implements StoreBackend {
   readonly kind = "sqlite" as const;
   readonly defaultTranscriptDir: string;
   readonly service: SqliteServiceTables;
+  readonly pluginState: SqlitePluginState;
   private readonly db: Database.Database;
   private readonly tx: SqliteTx;
   private readonly control: Record<"begin" | "beginImmediate" | "commit", Database.Statement>;
@@ -688,10 +690,12 @@ class SqliteBackend implements StoreBackend {
       leaseOptions,
     );
     this.defaultTranscriptDir = join(dir, "transcripts");
-    this.service = new SqliteServiceTables({
-      read: (fn) => this.read(async () => fn(this.tx)),
-      write: (fn) => this.write(async () => fn(this.tx)),
-    });
+    const groups = {
+      read: <T>(fn: (s: SqliteStatements) => T) => this.read(async () => fn(this.tx)),
+      write: <T>(fn: (s: SqliteStatements) => T) => this.write(async () => fn(this.tx)),
+    };
+    this.service = new SqliteServiceTables(groups);
+    this.pluginState = new SqlitePluginState(groups);
   }
 
   read<T>(fn: (tx: StoreTx) => Promise<T>): Promise<T> {

@@ -1,4 +1,5 @@
 import type { Message, Part, Role } from "../core/message.js";
+import type { PluginStateTables } from "./plugin-state.js";
 import type { ServiceTables } from "./service.js";
 
 export type { Message, Part, Role };
@@ -286,6 +287,8 @@ export interface SessionStore {
   readonly kind: StoreKind;
   /** What `gatehouse serve` keeps beside the sessions, in the same database (keys, owners, run steps, …). */
   readonly service: ServiceTables;
+  /** OpenClaw plugins' `api.runtime.state`, in the same database: the plugin's own data, by plugin id, namespace and key. */
+  readonly pluginState: PluginStateTables;
 
   createSession(input?: CreateSessionInput): Promise<Session>;
   getSession(id: string): Promise<Session | undefined>;

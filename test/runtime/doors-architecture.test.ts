@@ -31,7 +31,9 @@ const MESSAGE_WRITERS = ["appendMessage", "rewriteRun", "blockRun", "blockPrompt
  * title, the first prompt, is read from the stored messages and never written here); `service`
  * is the server's records (keys, owners, run steps, live runs, logins: identifiers and numbers),
  * with one exception: an approval ask keeps, while it waits, the input the approver is shown
- * (secrets masked) — asked from the tool door (doors/approvals.ts).
+ * (secrets masked) — asked from the tool door (doors/approvals.ts). `pluginState` is an OpenClaw
+ * plugin's own `api.runtime.state` (src/plugins/openclaw/state.ts): what a plugin keeps there is
+ * its data, as a file it writes would be, never a message the runtime stores for a user.
  */
 const OTHER_STORE_METHODS = [
   "kind",
@@ -62,6 +64,7 @@ const OTHER_STORE_METHODS = [
   "listAudit",
   "materializeTranscript",
   "service",
+  "pluginState",
   "close",
 ];
 /** Run events that carry text a user sees, and those that do not (src/runtime/types.ts). */

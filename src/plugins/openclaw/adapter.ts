@@ -4,6 +4,7 @@ import { HOOKS } from "../../hooks/catalog.js";
 import type { Diagnostic, RegisterOptions } from "../../hooks/registry.js";
 import { describeError } from "../../hooks/sanitize.js";
 import type { HookContext } from "../../hooks/types.js";
+import type { PluginStateTables } from "../../store/plugin-state.js";
 import { VERSION } from "../../version.js";
 import type { PluginApi, PluginDefinition, PluginLogger, PluginTool } from "../define.js";
 import { dropTolerated, type HookMapping, hookMapping } from "./hooks.js";
@@ -39,6 +40,10 @@ export interface AdaptOptions {
 /** A Gatehouse plugin that runs an OpenClaw plugin, and the warnings its registration produced. */
 export interface AdaptedPlugin extends PluginDefinition {
   readonly adapterDiagnostics: Diagnostic[];
+  /** The host calls it before setup: `api.runtime.state` is loaded from, and written through to, `tables`. */
+  persistState(tables: PluginStateTables, pluginId: string, report: (message: string) => void): Promise<void>;
+  /** Resolves once every state change so far has been written (or reported as failed). */
+  flushState(): Promise<void>;
 }
 
 const isRecord = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -88,6 +93,8 @@ export function adaptOpenClawPlugin(options: AdaptOptions): AdaptedPlugin {
     ...(name === undefined ? {} : { name }),
     ...(version === undefined ? {} : { version }),
     adapterDiagnostics: diagnostics,
+    persistState: (tables, pluginId, report) => state.persist(tables, pluginId, report),
+    flushState: () => state.flush(),
     async setup(api) {
       const session = new AdapterSession(api, options, diagnostics, state);
       const returned = entry.register.call(entry.definition, session.openClawApi());

@@ -5,10 +5,14 @@
  * plugin never shares a live object with the store, with OpenClaw's bounds: `maxEntries` with an
  * overflow policy, per-entry TTLs, and a blob store's byte limits.
  *
- * They live for the life of the process (a `gatehouse run`, or a server). Session-store
- * persistence is not wired yet: a plugin that needs state across processes keeps its files under
- * `runtime.state.resolveStateDir()`.
+ * The working copy is here, in memory, so the sync store stays synchronous and every bound is
+ * applied in one place. Once `persist` attached the session store (the host does, before the
+ * plugin's setup), the plugin's rows are loaded from it and every change is written through, in
+ * order, on one queue; `flush` waits for the queue, and a write that fails is reported to the
+ * plugin's log as an error (the working copy keeps the change).
  */
+
+import type { PluginStateKind, PluginStateRow, PluginStateTables } from "../../store/plugin-state.js";
 
 type Obj = Record<string, unknown>;
 const isRecord = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -82,6 +86,13 @@ function cloneJson<T>(value: T): T {
   return JSON.parse(text) as T;
 }
 
+/** What a namespace tells the store about each change of its rows. */
+interface Journal<T> {
+  put(key: string, row: Row<T>): void;
+  delete(key: string): void;
+  clear(): void;
+}
+
 /** One namespace's rows, with OpenClaw's bounds; everything synchronous (the async store awaits nothing). */
 class Namespace<T> {
   readonly rows = new Map<string, Row<T>>();
@@ -89,7 +100,28 @@ class Namespace<T> {
   constructor(
     private bounds: Bounds,
     private readonly now: () => number,
-  ) {}
+    private readonly journal: Journal<T> | undefined,
+    loaded: readonly [string, Row<T>][] = [],
+  ) {
+    for (const [key, row] of loaded) this.rows.set(key, row);
+  }
+
+  private remove(key: string): void {
+    if (this.rows.delete(key)) this.journal?.delete(key);
+  }
+
+  clear(): void {
+    this.rows.clear();
+    this.journal?.clear();
+  }
+
+  /** Expired rows, removed. */
+  takeExpired(): [string, Row<T>][] {
+    const now = this.now();
+    const gone = [...this.rows.entries()].filter(([, r]) => r.expiresAt !== undefined && r.expiresAt <= now);
+    for (const [key] of gone) this.remove(key);
+    return gone;
+  }
 
   reopen(bounds: Bounds): void {
     this.bounds = bounds;
@@ -98,7 +130,7 @@ class Namespace<T> {
   private live(key: string): Row<T> | undefined {
     const row = this.rows.get(key);
     if (row?.expiresAt !== undefined && row.expiresAt <= this.now()) {
-      this.rows.delete(key);
+      this.remove(key);
       return undefined;
     }
     return row;
@@ -119,12 +151,15 @@ class Namespace<T> {
           "PLUGIN_STATE_LIMIT_EXCEEDED",
         );
       const oldest = [...this.rows.entries()].sort((a, b) => a[1].createdAt - b[1].createdAt)[0];
-      if (oldest) this.rows.delete(oldest[0]);
+      if (oldest) this.remove(oldest[0]);
     }
     const ttl = ttlMs ?? this.bounds.defaultTtlMs;
     const createdAt = this.now();
+    const row: Row<T> = { value: stored, createdAt, ...(ttl ? { expiresAt: createdAt + ttl } : {}) };
+    // Re-inserted, so the map's order stays the order of writes.
     this.rows.delete(key);
-    this.rows.set(key, { value: stored, createdAt, ...(ttl ? { expiresAt: createdAt + ttl } : {}) });
+    this.rows.set(key, row);
+    this.journal?.put(key, row);
   }
 
   registerIfAbsent(key: string, value: T, ttlMs?: number): boolean {
@@ -140,13 +175,13 @@ class Namespace<T> {
 
   consume(key: string): T | undefined {
     const value = this.lookup(key);
-    this.rows.delete(key);
+    this.remove(key);
     return value;
   }
 
   delete(key: string): boolean {
     const had = this.live(checkKey(key)) !== undefined;
-    this.rows.delete(key);
+    this.remove(key);
     return had;
   }
 
@@ -182,27 +217,121 @@ interface BlobValue {
   readonly sizeBytes: number;
 }
 
+/** A row as the store keeps it, and back: keyed values as JSON, blobs as bytes with their metadata as JSON. */
+const CODEC = {
+  keyed: {
+    encode: (row: Row<unknown>) => ({ value: JSON.stringify(row.value), bytes: null }),
+    decode: (r: PluginStateRow): unknown => JSON.parse(r.value),
+  },
+  blob: {
+    encode: (row: Row<BlobValue>) => ({
+      value: JSON.stringify(row.value.metadata),
+      bytes: new Uint8Array(Buffer.from(row.value.bytes, "base64")),
+    }),
+    decode: (r: PluginStateRow): BlobValue => {
+      const bytes = Buffer.from(r.bytes ?? new Uint8Array());
+      return { bytes: bytes.toString("base64"), metadata: JSON.parse(r.value), sizeBytes: bytes.byteLength };
+    },
+  },
+} as const;
+
+interface Persisted {
+  readonly tables: PluginStateTables;
+  readonly pluginId: string;
+  readonly report: (message: string) => void;
+  /** Rows loaded and not yet claimed by an opened namespace, by kind and namespace. */
+  readonly loaded: Map<string, PluginStateRow[]>;
+}
+
 /** Every namespace one plugin opened, by kind; the stores it is handed read and write these. */
 export class PluginState {
   private readonly keyed = new Map<string, Namespace<unknown>>();
   private readonly blobs = new Map<string, Namespace<BlobValue>>();
+  private persisted: Persisted | undefined;
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  private namespace<T>(map: Map<string, Namespace<T>>, ns: string, bounds: Bounds): Namespace<T> {
+  /**
+   * Keeps the state in `tables` from now on: loads the plugin's rows (namespaces are filled when the
+   * plugin opens them) and writes every change through. Once per plugin: a reload keeps the working copy.
+   */
+  async persist(tables: PluginStateTables, pluginId: string, report: (message: string) => void): Promise<void> {
+    if (this.persisted?.tables === tables && this.persisted.pluginId === pluginId) return;
+    const loaded = new Map<string, PluginStateRow[]>();
+    for (const row of await tables.load(pluginId)) {
+      const id = `${row.kind}\0${row.namespace}`;
+      loaded.set(id, [...(loaded.get(id) ?? []), row]);
+    }
+    this.persisted = { tables, pluginId, report, loaded };
+  }
+
+  /** Resolves when every change so far has reached the store (or failed, and was reported). */
+  flush(): Promise<void> {
+    return this.queue;
+  }
+
+  private write(what: string, op: (p: Persisted) => Promise<unknown>): void {
+    const p = this.persisted;
+    if (!p) return;
+    this.queue = this.queue
+      .then(() => op(p).then(() => undefined))
+      .catch((error: unknown) => {
+        p.report(`runtime.state: ${what} was not saved: ${error instanceof Error ? error.message : String(error)}`);
+      });
+  }
+
+  private journal<T>(kind: PluginStateKind, namespace: string): Journal<T> {
+    const encode = CODEC[kind].encode as (row: Row<T>) => { value: string; bytes: Uint8Array | null };
+    const where = `${kind} namespace "${namespace}"`;
+    return {
+      put: (key, row) => {
+        const stored = {
+          kind,
+          namespace,
+          key,
+          ...encode(row),
+          createdAt: row.createdAt,
+          expiresAt: row.expiresAt ?? null,
+        };
+        this.write(`a write to ${where}`, (p) => p.tables.put(p.pluginId, stored));
+      },
+      delete: (key) => this.write(`a delete in ${where}`, (p) => p.tables.delete(p.pluginId, kind, namespace, key)),
+      clear: () => this.write(`clearing ${where}`, (p) => p.tables.clear(p.pluginId, { kind, namespace })),
+    };
+  }
+
+  private namespace<T>(
+    map: Map<string, Namespace<T>>,
+    kind: PluginStateKind,
+    ns: string,
+    bounds: Bounds,
+  ): Namespace<T> {
     const found = map.get(ns);
     if (found) {
       found.reopen(bounds);
       return found;
     }
-    const made = new Namespace<T>(bounds, this.now);
+    const id = `${kind}\0${ns}`;
+    const decode = CODEC[kind].decode as (r: PluginStateRow) => T;
+    const rows = this.persisted?.loaded.get(id) ?? [];
+    this.persisted?.loaded.delete(id);
+    const made = new Namespace<T>(
+      bounds,
+      this.now,
+      this.journal<T>(kind, ns),
+      rows.map((r) => [
+        r.key,
+        { value: decode(r), createdAt: r.createdAt, ...(r.expiresAt === null ? {} : { expiresAt: r.expiresAt }) },
+      ]),
+    );
     map.set(ns, made);
     return made;
   }
 
   /** `api.runtime.state.openKeyedStore`: OpenClaw's PluginStateKeyedStore, every operation a promise. */
   openKeyedStore(options: unknown): Obj {
-    const ns = this.namespace(this.keyed, namespaceOf(options), boundsOf(options, true));
+    const ns = this.namespace(this.keyed, "keyed", namespaceOf(options), boundsOf(options, true));
     const run =
       <A extends unknown[], R>(fn: (...args: A) => R) =>
       async (...args: A): Promise<R> =>
@@ -221,13 +350,13 @@ export class PluginState {
       delete: run((key: string) => ns.delete(key)),
       entries: run(() => ns.entries()),
       count: run(() => ns.entries().length),
-      clear: run(() => ns.rows.clear()),
+      clear: run(() => ns.clear()),
     };
   }
 
   /** `api.runtime.state.openSyncKeyedStore`: the same namespace, synchronously. */
   openSyncKeyedStore(options: unknown): Obj {
-    const ns = this.namespace(this.keyed, namespaceOf(options), boundsOf(options, false));
+    const ns = this.namespace(this.keyed, "keyed", namespaceOf(options), boundsOf(options, false));
     return {
       register: (key: string, value: unknown, opts?: unknown) => ns.register(key, value, ttlOf(opts)),
       registerIfAbsent: (key: string, value: unknown, opts?: unknown) => ns.registerIfAbsent(key, value, ttlOf(opts)),
@@ -239,7 +368,7 @@ export class PluginState {
       delete: (key: string) => ns.delete(key),
       entries: () => ns.entries(),
       count: () => ns.entries().length,
-      clear: () => ns.rows.clear(),
+      clear: () => ns.clear(),
     };
   }
 
@@ -254,7 +383,7 @@ export class PluginState {
     };
     const perEntry = limit("maxBytesPerEntry");
     const perNamespace = limit("maxBytesPerNamespace");
-    const ns = this.namespace(this.blobs, namespaceOf(options), boundsOf(options, false));
+    const ns = this.namespace(this.blobs, "blob", namespaceOf(options), boundsOf(options, false));
     const info = (e: { key: string; value: BlobValue; createdAt: number; expiresAt?: number }) => ({
       key: e.key,
       metadata: e.value.metadata,
@@ -285,12 +414,7 @@ export class PluginState {
       ns.register(key, value, ttlOf(opts));
       return true;
     };
-    const expired = () => {
-      const now = this.now();
-      const gone = [...ns.rows.entries()].filter(([, r]) => r.expiresAt !== undefined && r.expiresAt <= now);
-      for (const [key] of gone) ns.rows.delete(key);
-      return gone.map(([key, r]) => info({ key, ...r }));
-    };
+    const expired = () => ns.takeExpired().map(([key, r]) => info({ key, ...r }));
     return {
       register: async (key: string, bytes: Uint8Array, metadata: unknown, opts?: unknown) => {
         put(key, bytes, metadata, opts, false);
@@ -307,7 +431,7 @@ export class PluginState {
       delete: async (key: string) => ns.delete(key),
       deleteExpiredKey: async (key: string) => expired().find((e) => e.key === key),
       deleteExpired: async () => expired(),
-      clear: async () => ns.rows.clear(),
+      clear: async () => ns.clear(),
     };
   }
 }
