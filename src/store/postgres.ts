@@ -13,7 +13,7 @@ import {
   type RunLeaseOptions,
   RunLeases,
 } from "./lease.js";
-import { PostgresPluginState } from "./plugin-state.js";
+import { PostgresPluginState } from "./plugin-state-postgres.js";
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from "./postgres-schema.js";
 import {
   type AuditRow,

@@ -14,7 +14,7 @@ import {
   type RunLeaseOptions,
   RunLeases,
 } from "./lease.js";
-import { SqlitePluginState } from "./plugin-state.js";
+import { SqlitePluginState } from "./plugin-state-sqlite.js";
 import { makeStorePrivate } from "./private-files.js";
 import {
   type AuditRow,
