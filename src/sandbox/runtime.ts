@@ -69,8 +69,63 @@ interface ActiveCommand {
   readonly refused?: (kind: SandboxRefusalKind) => void;
 }
 const active = new Map<string, ActiveCommand>();
-let initialized: Promise<void> | undefined;
-let initializedWith: string | undefined;
+
+/**
+ * The runtime's process-wide configuration (its proxies, the socat bridges, the socket and
+ * binding settings). Every change to it is made in `configuration.change`, one at a time, and a
+ * configuration is only replaced once no command runs under it: a reset while a command is being
+ * wrapped or runs would leave that command talking to a proxy that has no policy (it refuses
+ * everything, and no refusal reaches the audit) or to a socket that is gone.
+ */
+const configuration = {
+  running: undefined as Promise<void> | undefined,
+  key: undefined as string | undefined,
+  /** Commands admitted under the running configuration and not yet released. */
+  users: 0,
+  whenIdle: new Set<() => void>(),
+  queue: Promise.resolve() as Promise<unknown>,
+
+  change<T>(step: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(step);
+    this.queue = next.catch(() => {});
+    return next;
+  },
+  /** Resolves once no command runs under the configuration; rejects with `signal`'s reason. */
+  idle(signal?: AbortSignal): Promise<void> {
+    if (this.users === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        signal?.removeEventListener("abort", aborted);
+        resolve();
+      };
+      const aborted = () => {
+        this.whenIdle.delete(done);
+        reject(signal?.reason);
+      };
+      if (signal?.aborted) return aborted();
+      this.whenIdle.add(done);
+      signal?.addEventListener("abort", aborted, { once: true });
+    });
+  },
+  leave(): void {
+    this.users--;
+    if (this.users > 0) return;
+    const waiting = [...this.whenIdle];
+    this.whenIdle.clear();
+    for (const resolve of waiting) resolve();
+  },
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    await this.running.catch(() => {});
+    this.running = undefined;
+    this.key = undefined;
+    const { SandboxManager } = await runtime();
+    await SandboxManager.reset();
+  },
+};
+
+/** How long a command waits for commands running with other process-wide settings to end. */
+export const SANDBOX_ADMIT_WAIT_MS = 30_000;
 
 /**
  * Decides a connection no list of the runtime's decided. The runtime names no command here, so a
@@ -95,45 +150,76 @@ async function decideConnection({ host, port }: { host: string; port: number | u
   return allowed ? true : refuse("the permission check refused this host");
 }
 
-async function ensureInitialized(policy: SandboxPolicy, paths: { bwrapPath?: string; socatPath?: string }) {
+/**
+ * Admits one command: once this resolves, the runtime runs with `policy`'s process-wide settings
+ * (its socket and binding settings, the bwrap and socat paths) and stays so until the command
+ * calls `configuration.leave()`. A command whose settings differ from those of commands running
+ * now waits for them to end, never borrows their settings; after `SANDBOX_ADMIT_WAIT_MS`, or when
+ * its own signal aborts, it is not started.
+ */
+async function admit(
+  policy: SandboxPolicy,
+  paths: { bwrapPath?: string; socatPath?: string },
+  signal: AbortSignal | undefined,
+): Promise<void> {
   const network = policy.network;
-  // The process-wide part of the configuration: the first command's socket and binding settings.
-  const key = JSON.stringify([network.allowUnixSockets, network.allowAllUnixSockets, network.allowLocalBinding, paths]);
-  if (initialized && initializedWith !== key) {
-    await initialized.catch(() => {});
-    if (active.size === 0) {
-      const { SandboxManager } = await runtime();
-      await SandboxManager.reset();
-      initialized = undefined;
-    }
-  }
-  if (!initialized) {
-    initializedWith = key;
-    initialized = runtime().then(({ SandboxManager }) =>
-      SandboxManager.initialize(
-        {
-          // Every host goes to `decideConnection`, which compares names with hostInDomain.
-          network: {
-            allowedDomains: [],
-            deniedDomains: [],
-            allowUnixSockets: [...network.allowUnixSockets],
-            allowAllUnixSockets: network.allowAllUnixSockets,
-            allowLocalBinding: network.allowLocalBinding,
-          },
-          filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
-          ...(paths.bwrapPath ? { bwrapPath: paths.bwrapPath } : {}),
-          ...(paths.socatPath ? { socatPath: paths.socatPath } : {}),
-        } as SandboxRuntimeConfig,
-        decideConnection,
-        // The violation monitor: the writes the sandbox refused, for the audit trail (see release).
-        true,
-      ),
-    );
-    initialized.catch(() => {
-      initialized = undefined;
+  const key = JSON.stringify([
+    network.allowUnixSockets,
+    network.allowAllUnixSockets,
+    network.allowLocalBinding,
+    paths.bwrapPath ?? "",
+    paths.socatPath ?? "",
+  ]);
+  const waited = AbortSignal.any([AbortSignal.timeout(SANDBOX_ADMIT_WAIT_MS), ...(signal ? [signal] : [])]);
+  for (;;) {
+    const admitted = await configuration.change(async () => {
+      if (configuration.running && configuration.key !== key) {
+        if (configuration.users > 0) return false;
+        await configuration.stop();
+      }
+      if (!configuration.running) {
+        configuration.key = key;
+        configuration.running = runtime().then(({ SandboxManager }) =>
+          SandboxManager.initialize(
+            {
+              // Every host goes to `decideConnection`, which compares names with hostInDomain.
+              network: {
+                allowedDomains: [],
+                deniedDomains: [],
+                allowUnixSockets: [...network.allowUnixSockets],
+                allowAllUnixSockets: network.allowAllUnixSockets,
+                allowLocalBinding: network.allowLocalBinding,
+              },
+              filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
+              ...(paths.bwrapPath ? { bwrapPath: paths.bwrapPath } : {}),
+              ...(paths.socatPath ? { socatPath: paths.socatPath } : {}),
+            } as SandboxRuntimeConfig,
+            decideConnection,
+            // The violation monitor: the writes the sandbox refused, for the audit trail (see release).
+            true,
+          ),
+        );
+      }
+      try {
+        await configuration.running;
+      } catch (error) {
+        // A runtime that failed to start is started again by the next command.
+        configuration.running = undefined;
+        configuration.key = undefined;
+        throw error;
+      }
+      configuration.users++;
+      return true;
+    });
+    if (admitted) return;
+    await configuration.idle(waited).catch(() => {
+      throw new Error(
+        "the sandbox is running with other socket settings (sandbox.network.allowUnixSockets, " +
+          "allowAllUnixSockets, allowLocalBinding, bwrapPath, socatPath) for commands of another project " +
+          "that are still running; this command was not started",
+      );
     });
   }
-  await initialized;
 }
 
 /** The sandbox's $TMPDIR (the runtime's choice), writable by every sandboxed command. */
@@ -162,10 +248,12 @@ export interface WrappedCommand {
 
 /** `shell -c command` inside the sandbox, with `policy`. */
 export async function wrapInSandbox(command: string, options: WrapOptions): Promise<WrappedCommand> {
-  await ensureInitialized(options.policy, options);
-  const { SandboxManager } = await runtime();
-  // The runtime points $TMPDIR at its own temp folder (writable in every sandbox) but leaves it to us to create.
-  if (process.platform === "linux") mkdirSync(SANDBOX_TMPDIR, { recursive: true });
+  const { bwrapPath, socatPath } = options;
+  await admit(
+    options.policy,
+    { ...(bwrapPath ? { bwrapPath } : {}), ...(socatPath ? { socatPath } : {}) },
+    options.signal,
+  );
   const id = randomBytes(16).toString("base64url");
   active.set(id, {
     policy: options.policy,
@@ -173,6 +261,9 @@ export async function wrapInSandbox(command: string, options: WrapOptions): Prom
     ...(options.refused ? { refused: options.refused } : {}),
   });
   try {
+    const { SandboxManager } = await runtime();
+    // The runtime points $TMPDIR at its own temp folder (writable in every sandbox) but leaves it to us to create.
+    if (process.platform === "linux") mkdirSync(SANDBOX_TMPDIR, { recursive: true });
     const fs = options.policy.filesystem;
     const { argv } = await SandboxManager.wrapWithSandboxArgv(
       command,
@@ -200,24 +291,25 @@ export async function wrapInSandbox(command: string, options: WrapOptions): Prom
         if (violations.some((v) => writeRefused(options.policy, v.line, SANDBOX_TMPDIR)))
           options.refused?.("filesystem");
         SandboxManager.cleanupAfterCommand();
+        configuration.leave();
       },
     };
   } catch (error) {
     active.delete(id);
+    configuration.leave();
     throw error;
   }
 }
 
 /** Whether this process has started the runtime: its proxies and bridges then live until resetSandbox. */
 export function sandboxStarted(): boolean {
-  return initialized !== undefined;
+  return configuration.running !== undefined;
 }
 
-/** Stops the runtime's proxies (tests, and a process that is done with the sandbox). */
-export async function resetSandbox(): Promise<void> {
-  if (!initialized) return;
-  await initialized.catch(() => {});
-  initialized = undefined;
-  const { SandboxManager } = await runtime();
-  await SandboxManager.reset();
+/** Stops the runtime's proxies (tests, and a process that is done with the sandbox), once no command runs. */
+export function resetSandbox(): Promise<void> {
+  return configuration.change(async () => {
+    await configuration.idle();
+    await configuration.stop();
+  });
 }
