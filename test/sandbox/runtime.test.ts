@@ -91,7 +91,7 @@ describe("the sandbox runtime shared by a process's commands", { skip }, () => {
     // A command with the running settings is admitted after both were looked at, and neither was.
     const same = await wrapInSandbox("true", { shell: "/bin/sh", cwd: a, policy: policyFor(a) });
     same.release();
-    assert.deepEqual(order, []);
+    assert.equal(order.length, 0, "neither waiting command was admitted");
     cancel.abort();
     await assert.rejects(cancelled, /running with other socket settings .* this command was not started/);
     order.push("released");
