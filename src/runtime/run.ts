@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { JSONSchema7, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
+import { linkedSignal } from "../core/abort.js";
 import { childRunContext, newTraceparent, type RunContext, runWithContext } from "../hooks/run-context.js";
 import type { MergedResult } from "../hooks/types.js";
 import type { ModelUsage } from "../models/collect.js";
@@ -49,7 +50,8 @@ export async function executeRun(
   });
   // A lock another process took over (this one missed its lease's heartbeats) means that process may
   // already have recovered this run: it stops here, as if cancelled, rather than write on.
-  const signal = input.signal ? AbortSignal.any([input.signal, lock.lost]) : lock.lost;
+  const linked = input.signal ? linkedSignal([input.signal, lock.lost]) : undefined;
+  const signal = linked?.signal ?? lock.lost;
   const onLost = () =>
     deps.logger.warn(`session ${session.id}: another process took over its run lock; the run was stopped`);
   lock.lost.addEventListener("abort", onLost, { once: true });
@@ -101,6 +103,7 @@ export async function executeRun(
       signal.removeEventListener("abort", cancelHooks);
     }
   } finally {
+    linked?.release();
     lock.lost.removeEventListener("abort", onLost);
     await lock.release();
   }

@@ -11,6 +11,7 @@ import {
   type Tool as McpToolDefinition,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { linkedSignal } from "../core/abort.js";
 import { DEFAULT_ENV_POLICY, type Env, type EnvPolicy } from "../core/env-policy.js";
 import { maskSecrets } from "../core/secrets.js";
 import type { BashSandbox } from "../sandbox/bash.js";
@@ -413,9 +414,12 @@ function mcpTool(
     async execute(input, ctx) {
       if (!state.connected) throw new ToolError(`MCP server "${server}" is not connected`);
       let result: Awaited<ReturnType<Client["callTool"]>>;
+      // The SDK leaves its abort listener on the signal it is given: a signal of this call's own,
+      // so the listener (and the client it holds) goes with the call, not with the run.
+      const call = linkedSignal([ctx.signal]);
       try {
         result = await client.callTool({ name: def.name, arguments: input }, undefined, {
-          signal: ctx.signal,
+          signal: call.signal,
           timeout,
         });
       } catch (err) {
@@ -425,6 +429,8 @@ function mcpTool(
             cause: err,
           },
         );
+      } finally {
+        call.release();
       }
       // Servers on the 2024-10-07 protocol answer with `toolResult` instead of `content`.
       const content: McpToolOutput = Array.isArray(result.content)

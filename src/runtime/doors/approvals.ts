@@ -1,3 +1,4 @@
+import { linkedSignal } from "../../core/abort.js";
 import { type PermissionDecision, type PermissionRule, ruleTextKept } from "../../permissions/index.js";
 import { audit, categorySlug } from "../audit.js";
 import type { RuntimeDeps } from "../deps.js";
@@ -155,8 +156,9 @@ async function askApprover(
   // A referenced timer (AbortSignal.timeout's is not): a pending approval keeps the process alive.
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), ask.approval?.timeoutMs ?? deps.config.approvalTimeoutMs);
-  const signal = AbortSignal.any([state.signal, timeout.signal]);
+  const { signal, release } = linkedSignal([state.signal, timeout.signal]);
   let answer: ApprovalAnswer | "timeout" | "threw";
+  let onAbort: (() => void) | undefined;
   try {
     answer = await Promise.race([
       deps.approver(
@@ -173,12 +175,17 @@ async function askApprover(
         },
         signal,
       ),
-      new Promise<"timeout">((resolve) => signal.addEventListener("abort", () => resolve("timeout"), { once: true })),
+      new Promise<"timeout">((resolve) => {
+        onAbort = () => resolve("timeout");
+        signal.addEventListener("abort", onAbort, { once: true });
+      }),
     ]);
   } catch {
     answer = "threw";
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+    release();
   }
   state.signal.throwIfAborted();
   if (answer === "timeout" || answer === "threw")
