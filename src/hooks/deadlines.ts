@@ -8,6 +8,8 @@
  * Handlers of one hook share a duration, so deadlines arrive in order: one FIFO and one timer
  * per duration suffice. The timer keeps the process alive only while some handler is pending.
  */
+import { outsideAnyRun } from "./run-context.js";
+
 /**
  * One pending handler's deadline. An interface rather than a base class: a derived class's
  * construction costs about twice a plain one's, and there is one per pending handler.
@@ -147,7 +149,8 @@ export class DeadlineQueue {
   }
 
   private arm(delay: number): NodeJS.Timeout {
-    this.timer = setTimeout(() => this.fire(), Math.max(1, Math.ceil(delay)));
+    // Shared by every run's deadlines: armed outside them, so it keeps none of them alive.
+    this.timer = outsideAnyRun(() => setTimeout(() => this.fire(), Math.max(1, Math.ceil(delay))));
     return this.timer;
   }
 

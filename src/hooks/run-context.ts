@@ -45,6 +45,14 @@ export function currentRunContext(): RunContext | undefined {
   return storage.getStore();
 }
 
+/**
+ * Runs `fn` outside any run: for what outlives the run that happened to start it (a timer shared
+ * by every run), which would otherwise keep that run's context, and all it reaches, alive.
+ */
+export function outsideAnyRun<T>(fn: () => T): T {
+  return storage.exit(fn);
+}
+
 export function runWithContext<T>(context: RunContext, fn: () => T): T {
   return storage.run(Object.isFrozen(context) ? context : Object.freeze({ ...context }), fn);
 }
