@@ -124,6 +124,33 @@ const configuration = {
   },
 };
 
+const CLEANUP_SIGNALS = ["SIGINT", "SIGTERM"] as const;
+type SignalListener = (signal: NodeJS.Signals) => void;
+
+function signalListeners(): Map<NodeJS.Signals, SignalListener[]> {
+  return new Map(CLEANUP_SIGNALS.map((signal) => [signal, process.listeners(signal) as SignalListener[]]));
+}
+
+/**
+ * The runtime's cleanup listens once for SIGINT and SIGTERM, and a listener takes away a signal's
+ * default action: a program with no handler of its own (one that embeds Gatehouse) would outlive
+ * its first SIGTERM. Each such listener is replaced by one that cleans up the same way and then,
+ * when nobody else listens, ends the process by the signal, as it would have ended without the
+ * sandbox. (`gatehouse run`, `chat` and `serve` listen themselves, and decide.)
+ */
+function keepSignalsFatal(before: Map<NodeJS.Signals, SignalListener[]>): void {
+  for (const signal of CLEANUP_SIGNALS) {
+    const added = (process.listeners(signal) as SignalListener[]).filter((l) => !before.get(signal)?.includes(l));
+    for (const cleanup of added) {
+      process.removeListener(signal, cleanup);
+      process.once(signal, () => {
+        cleanup(signal);
+        if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+      });
+    }
+  }
+}
+
 /** How long a command waits for commands running with other process-wide settings to end. */
 export const SANDBOX_ADMIT_WAIT_MS = 30_000;
 
@@ -179,8 +206,9 @@ async function admit(
       }
       if (!configuration.running) {
         configuration.key = key;
-        configuration.running = runtime().then(({ SandboxManager }) =>
-          SandboxManager.initialize(
+        configuration.running = runtime().then(async ({ SandboxManager }) => {
+          const before = signalListeners();
+          await SandboxManager.initialize(
             {
               // Every host goes to `decideConnection`, which compares names with hostInDomain.
               network: {
@@ -197,8 +225,9 @@ async function admit(
             decideConnection,
             // The violation monitor: the writes the sandbox refused, for the audit trail (see release).
             true,
-          ),
-        );
+          );
+          keepSignalsFatal(before);
+        });
       }
       try {
         await configuration.running;

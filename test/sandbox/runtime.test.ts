@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
@@ -100,5 +100,37 @@ describe("the sandbox runtime shared by a process's commands", { skip }, () => {
     assert.deepEqual(order, ["released", "admitted"]);
     assert.equal((await run(admitted.argv, b)).trim(), "");
     admitted.release();
+  });
+
+  test("a program that started the sandbox and has no signal handler of its own still ends on its first SIGTERM (the runtime's cleanup listens for it)", async (t) => {
+    const dir = project(t);
+    const runtimeModule = new URL("../../src/sandbox/runtime.ts", import.meta.url).href;
+    const policyModule = new URL("../../src/sandbox/policy.ts", import.meta.url).href;
+    const settingsModule = new URL("../../src/sandbox/settings.ts", import.meta.url).href;
+    const program = join(dir, "embedder.mts");
+    writeFileSync(
+      program,
+      `import { wrapInSandbox } from ${JSON.stringify(runtimeModule)};
+import { sandboxPolicy } from ${JSON.stringify(policyModule)};
+import { DEFAULT_SANDBOX_SETTINGS } from ${JSON.stringify(settingsModule)};
+const policy = sandboxPolicy(DEFAULT_SANDBOX_SETTINGS, [], { projectDir: ${JSON.stringify(dir)}, homeDir: ${JSON.stringify(dir)} });
+const wrapped = await wrapInSandbox("true", { shell: "/bin/sh", cwd: ${JSON.stringify(dir)}, policy });
+wrapped.release();
+setInterval(() => {}, 60_000);
+process.stdout.write("started\\n");
+`,
+    );
+    // From this checkout, where tsx resolves.
+    const child = spawn(process.execPath, ["--import", "tsx", program], { stdio: ["ignore", "pipe", "inherit"] });
+    t.after(() => child.kill("SIGKILL"));
+    const ended = new Promise<NodeJS.Signals | number | null>((resolve) =>
+      child.on("exit", (code, signal) => resolve(signal ?? code)),
+    );
+    const started = new Promise<void>((resolve) =>
+      child.stdout.on("data", (chunk: Buffer) => chunk.includes("started") && resolve()),
+    );
+    assert.equal(await Promise.race([started.then(() => "started"), ended]), "started");
+    child.kill("SIGTERM");
+    assert.equal(await ended, "SIGTERM");
   });
 });
