@@ -1,7 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { accessSync, constants, mkdirSync, statSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import type { SandboxRuntimeConfig } from "@anthropic-ai/sandbox-runtime";
+import { type LinkedSignal, linkedSignal } from "../core/abort.js";
 import { decideHost, type SandboxPolicy } from "./policy.js";
 import { type SandboxRefusalKind, writeRefused } from "./refusals.js";
 
@@ -44,10 +46,9 @@ function probe(paths: { bwrapPath?: string; socatPath?: string }): SandboxAvaila
   if (process.platform !== "linux" && process.platform !== "darwin")
     return { available: false, reason: `${process.platform} is not a platform the sandbox supports` };
   if (process.platform === "darwin") return { available: true };
-  const which = (name: string) => spawnSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).stdout.trim();
-  const bwrap = paths.bwrapPath ?? which("bwrap");
+  const bwrap = paths.bwrapPath ?? located("bwrap");
   if (bwrap === "") return { available: false, reason: "bubblewrap (bwrap) is not installed" };
-  if ((paths.socatPath ?? which("socat")) === "") return { available: false, reason: "socat is not installed" };
+  if ((paths.socatPath ?? located("socat")) === "") return { available: false, reason: "socat is not installed" };
   const tried = spawnSync(
     bwrap,
     ["--unshare-user", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--proc", "/proc", "--", "true"],
@@ -58,6 +59,31 @@ function probe(paths: { bwrapPath?: string; socatPath?: string }): SandboxAvaila
     return { available: false, reason: `bubblewrap cannot create namespaces here (${why})` };
   }
   return { available: true };
+}
+
+const locations = new Map<string, string>();
+
+/**
+ * Where `name` is on $PATH ("" when it is not), looked up once per process with no time limit.
+ * The runtime is always handed the paths found here: left to itself, it looks bubblewrap up for
+ * every command with a one-second `which`, and on a loaded machine a lookup that ran out of time
+ * would quietly drop `--disable-userns` from the command's sandbox.
+ */
+function located(name: "bwrap" | "socat"): string {
+  let found = locations.get(name);
+  if (found === undefined) {
+    found = spawnSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).stdout.trim();
+    locations.set(name, found);
+  }
+  return found;
+}
+
+/** The bubblewrap and socat the runtime runs: those the settings name, else those on $PATH (Linux). */
+function toolPaths(options: { bwrapPath?: string; socatPath?: string }): { bwrapPath?: string; socatPath?: string } {
+  const onLinux = process.platform === "linux";
+  const bwrapPath = options.bwrapPath ?? (onLinux ? located("bwrap") : "");
+  const socatPath = options.socatPath ?? (onLinux ? located("socat") : "");
+  return { ...(bwrapPath ? { bwrapPath } : {}), ...(socatPath ? { socatPath } : {}) };
 }
 
 /** Asks whoever may be asked (the permission flow) whether a sandboxed command may reach a host. */
@@ -197,58 +223,71 @@ async function admit(
     paths.bwrapPath ?? "",
     paths.socatPath ?? "",
   ]);
-  const waited = AbortSignal.any([AbortSignal.timeout(SANDBOX_ADMIT_WAIT_MS), ...(signal ? [signal] : [])]);
-  for (;;) {
-    const admitted = await configuration.change(async () => {
-      if (configuration.running && configuration.key !== key) {
-        if (configuration.users > 0) return false;
-        await configuration.stop();
-      }
-      if (!configuration.running) {
-        configuration.key = key;
-        configuration.running = runtime().then(async ({ SandboxManager }) => {
-          const before = signalListeners();
-          await SandboxManager.initialize(
-            {
-              // Every host goes to `decideConnection`, which compares names with hostInDomain.
-              network: {
-                allowedDomains: [],
-                deniedDomains: [],
-                allowUnixSockets: [...network.allowUnixSockets],
-                allowAllUnixSockets: network.allowAllUnixSockets,
-                allowLocalBinding: network.allowLocalBinding,
-              },
-              filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
-              ...(paths.bwrapPath ? { bwrapPath: paths.bwrapPath } : {}),
-              ...(paths.socatPath ? { socatPath: paths.socatPath } : {}),
-            } as SandboxRuntimeConfig,
-            decideConnection,
-            // The violation monitor: the writes the sandbox refused, for the audit trail (see release).
-            true,
-          );
-          keepSignalsFatal(before);
-        });
-      }
-      try {
-        await configuration.running;
-      } catch (error) {
-        // A runtime that failed to start is started again by the next command.
-        configuration.running = undefined;
-        configuration.key = undefined;
-        throw error;
-      }
-      configuration.users++;
-      return true;
-    });
-    if (admitted) return;
-    await configuration.idle(waited).catch(() => {
-      throw new Error(
-        "the sandbox is running with other socket settings (sandbox.network.allowUnixSockets, " +
-          "allowAllUnixSockets, allowLocalBinding, bwrapPath, socatPath) for commands of another project " +
-          "that are still running; this command was not started",
-      );
-    });
+  // Only a command that has to wait builds its wait signal: most never wait, and each would hold a timer.
+  let wait: LinkedSignal | undefined;
+  try {
+    while (!(await admitNow(key, network, paths))) {
+      wait ??= linkedSignal([AbortSignal.timeout(SANDBOX_ADMIT_WAIT_MS), ...(signal ? [signal] : [])]);
+      await configuration.idle(wait.signal).catch(() => {
+        throw new Error(
+          "the sandbox is running with other socket settings (sandbox.network.allowUnixSockets, " +
+            "allowAllUnixSockets, allowLocalBinding, bwrapPath, socatPath) for commands of another project " +
+            "that are still running; this command was not started",
+        );
+      });
+    }
+  } finally {
+    wait?.release();
   }
+}
+
+/** Admits a command now if the runtime runs, or can be (re)started, with settings `key`; false when it must wait. */
+function admitNow(
+  key: string,
+  network: SandboxPolicy["network"],
+  paths: { bwrapPath?: string; socatPath?: string },
+): Promise<boolean> {
+  return configuration.change(async () => {
+    if (configuration.running && configuration.key !== key) {
+      if (configuration.users > 0) return false;
+      await configuration.stop();
+    }
+    if (!configuration.running) {
+      configuration.key = key;
+      configuration.running = runtime().then(async ({ SandboxManager }) => {
+        const before = signalListeners();
+        await SandboxManager.initialize(
+          {
+            // Every host goes to `decideConnection`, which compares names with hostInDomain.
+            network: {
+              allowedDomains: [],
+              deniedDomains: [],
+              allowUnixSockets: [...network.allowUnixSockets],
+              allowAllUnixSockets: network.allowAllUnixSockets,
+              allowLocalBinding: network.allowLocalBinding,
+            },
+            filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
+            ...(paths.bwrapPath ? { bwrapPath: paths.bwrapPath } : {}),
+            ...(paths.socatPath ? { socatPath: paths.socatPath } : {}),
+          } as SandboxRuntimeConfig,
+          decideConnection,
+          // The violation monitor: the writes the sandbox refused, for the audit trail (see release).
+          true,
+        );
+        keepSignalsFatal(before);
+      });
+    }
+    try {
+      await configuration.running;
+    } catch (error) {
+      // A runtime that failed to start is started again by the next command.
+      configuration.running = undefined;
+      configuration.key = undefined;
+      throw error;
+    }
+    configuration.users++;
+    return true;
+  });
 }
 
 /** The sandbox's $TMPDIR (the runtime's choice), writable by every sandboxed command. */
@@ -277,12 +316,7 @@ export interface WrappedCommand {
 
 /** `shell -c command` inside the sandbox, with `policy`. */
 export async function wrapInSandbox(command: string, options: WrapOptions): Promise<WrappedCommand> {
-  const { bwrapPath, socatPath } = options;
-  await admit(
-    options.policy,
-    { ...(bwrapPath ? { bwrapPath } : {}), ...(socatPath ? { socatPath } : {}) },
-    options.signal,
-  );
+  await admit(options.policy, toolPaths(options), options.signal);
   const id = randomBytes(16).toString("base64url");
   active.set(id, {
     policy: options.policy,
@@ -294,20 +328,22 @@ export async function wrapInSandbox(command: string, options: WrapOptions): Prom
     // The runtime points $TMPDIR at its own temp folder (writable in every sandbox) but leaves it to us to create.
     if (process.platform === "linux") mkdirSync(SANDBOX_TMPDIR, { recursive: true });
     const fs = options.policy.filesystem;
-    const { argv } = await SandboxManager.wrapWithSandboxArgv(
-      command,
-      options.shell,
-      {
-        filesystem: {
-          allowWrite: [...fs.allowWrite],
-          denyWrite: [...fs.denyWrite],
-          denyRead: [...fs.denyRead],
-          allowRead: [...fs.allowRead],
+    const { argv } = await withShellLookupRetried(options.shell, () =>
+      SandboxManager.wrapWithSandboxArgv(
+        command,
+        options.shell,
+        {
+          filesystem: {
+            allowWrite: [...fs.allowWrite],
+            denyWrite: [...fs.denyWrite],
+            denyRead: [...fs.denyRead],
+            allowRead: [...fs.allowRead],
+          },
         },
-      },
-      options.signal,
-      options.cwd,
-      { commandId: id },
+        options.signal,
+        options.cwd,
+        { commandId: id },
+      ),
     );
     let released = false;
     return {
@@ -327,6 +363,34 @@ export async function wrapInSandbox(command: string, options: WrapOptions): Prom
     active.delete(id);
     configuration.leave();
     throw error;
+  }
+}
+
+/** How many times a command is wrapped when the runtime's lookup of an existing shell fails. */
+const SHELL_LOOKUP_TRIES = 3;
+
+/**
+ * The runtime looks the shell up for every command with a one-second `which`. On a loaded machine
+ * that lookup can run out of time, and the wrap fails with "Shell '…' not found in PATH" although
+ * the shell is there; such a wrap is tried again. A shell that is not an executable file fails at once.
+ */
+async function withShellLookupRetried<T>(shell: string, wrap: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await wrap();
+    } catch (error) {
+      const lookupFailed = error instanceof Error && error.message === `Shell '${shell}' not found in PATH`;
+      if (!lookupFailed || tries === SHELL_LOOKUP_TRIES || !isExecutableFile(shell)) throw error;
+    }
+  }
+}
+
+function isExecutableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return isAbsolute(path) && statSync(path).isFile();
+  } catch {
+    return false;
   }
 }
 

@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
@@ -23,6 +32,41 @@ function project(t: { after(fn: () => unknown): void }): string {
 function policyFor(dir: string, network: Partial<SandboxSettings["network"]> = {}) {
   const settings = { ...DEFAULT_SANDBOX_SETTINGS, network: { ...DEFAULT_SANDBOX_SETTINGS.network, ...network } };
   return sandboxPolicy(settings, [], { projectDir: dir, homeDir: join(dir, "home") });
+}
+
+/**
+ * Puts a `which` first on $PATH that records each name it is asked for and, for the names in
+ * `slow`, runs past the runtime's one-second limit (the first time only when `once`), as a `which`
+ * on a loaded machine does. Returns the names asked for so far.
+ */
+function slowWhich(t: { after(fn: () => unknown): void }, slow: readonly string[], once: boolean): () => string[] {
+  const dir = project(t);
+  const asked = join(dir, "asked");
+  const script = join(dir, "which");
+  writeFileSync(
+    script,
+    `#!/bin/sh
+echo "$1" >> ${JSON.stringify(asked)}
+case " ${slow.join(" ")} " in *" $1 "*)
+  if ${once ? `[ ! -e ${JSON.stringify(join(dir, "slowed"))} ]` : "true"}; then : > ${JSON.stringify(join(dir, "slowed"))}; exec sleep 5; fi ;;
+esac
+exec /usr/bin/which "$@"
+`,
+  );
+  chmodSync(script, 0o755);
+  const path = process.env.PATH;
+  process.env.PATH = `${dir}:${path}`;
+  t.after(() => {
+    process.env.PATH = path;
+  });
+  return () => (existsSync(asked) ? readFileSync(asked, "utf8").split("\n").filter(Boolean) : []);
+}
+
+function bwrapRefusesUserns(): boolean {
+  const bwrap = spawnSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).stdout.trim();
+  if (bwrap === "" || (statSync(bwrap).mode & 0o4000) !== 0) return false;
+  const help = spawnSync(bwrap, ["--help"], { encoding: "utf8" });
+  return `${help.stdout}${help.stderr}`.includes("--disable-userns");
 }
 
 /** Runs a wrapped command to its end: its stdout, then the release. */
@@ -100,6 +144,48 @@ describe("the sandbox runtime shared by a process's commands", { skip }, () => {
     assert.deepEqual(order, ["released", "admitted"]);
     assert.equal((await run(admitted.argv, b)).trim(), "");
     admitted.release();
+  });
+
+  test("a command whose shell lookup runs out of time (a loaded machine) is wrapped again and runs; a shell that does not exist fails without a second try", async (t) => {
+    t.after(() => resetSandbox());
+    const dir = project(t);
+    const first = await wrapInSandbox("true", { shell: "/bin/sh", cwd: dir, policy: policyFor(dir) });
+    first.release();
+    const asked = slowWhich(t, ["/bin/sh"], true);
+    const wrapped = await wrapInSandbox("echo ran", { shell: "/bin/sh", cwd: dir, policy: policyFor(dir) });
+    assert.equal((await run(wrapped.argv, dir)).trim(), "ran");
+    wrapped.release();
+    assert.deepEqual(
+      asked().filter((name) => name === "/bin/sh"),
+      ["/bin/sh", "/bin/sh"],
+    );
+    const missing = join(dir, "no-such-shell");
+    await assert.rejects(
+      wrapInSandbox("true", { shell: missing, cwd: dir, policy: policyFor(dir) }),
+      /Shell '.*no-such-shell' not found in PATH/,
+    );
+    assert.deepEqual(
+      asked().filter((name) => name === missing),
+      [missing],
+    );
+  });
+
+  test("the runtime is handed bubblewrap's and socat's paths: no lookup that runs out of time can drop --disable-userns from a command allowed every unix socket", {
+    skip: bwrapRefusesUserns() ? false : "this bubblewrap cannot refuse user namespaces (before 0.8.0, or setuid)",
+  }, async (t) => {
+    t.after(() => resetSandbox());
+    const dir = project(t);
+    // No seccomp helper then: the sandbox relies on bubblewrap to refuse new user namespaces.
+    const options = { shell: "/bin/sh", cwd: dir, policy: policyFor(dir, { allowAllUnixSockets: true }) };
+    (await wrapInSandbox("true", options)).release();
+    const asked = slowWhich(t, ["bwrap", "socat"], false);
+    const wrapped = await wrapInSandbox("true", options);
+    wrapped.release();
+    assert.ok(wrapped.argv.join(" ").includes("--disable-userns"), wrapped.argv.join(" "));
+    assert.deepEqual(
+      asked().filter((name) => name === "bwrap" || name === "socat"),
+      [],
+    );
   });
 
   test("a program that started the sandbox and has no signal handler of its own still ends on its first SIGTERM (the runtime's cleanup listens for it)", async (t) => {
