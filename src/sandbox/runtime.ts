@@ -86,6 +86,45 @@ function toolPaths(options: { bwrapPath?: string; socatPath?: string }): { bwrap
   return { ...(bwrapPath ? { bwrapPath } : {}), ...(socatPath ? { socatPath } : {}) };
 }
 
+const usernsProbesSettled = new Set<string>();
+
+/**
+ * Makes the runtime's answer to "can this bubblewrap refuse user namespaces?" agree with ours.
+ * A command with no seccomp helper (`allowAllUnixSockets`) relies on `--disable-userns`, which the
+ * runtime adds only when its own `bwrap --help` probe answered within five seconds; a probe that
+ * ran out of time is not remembered, and the command it was for runs without the flag. Here the
+ * question is asked once with no time limit, and when bubblewrap can refuse them the runtime is
+ * asked until it has remembered so. If it never does, the sandbox does not start.
+ */
+async function settleUsernsProbe(bwrap: string): Promise<void> {
+  if (usernsProbesSettled.has(bwrap)) return;
+  const { bwrapCanDisableUserns } = await import("@anthropic-ai/sandbox-runtime/dist/sandbox/linux-sandbox-utils.js");
+  if (canRefuseUserns(bwrap)) {
+    let remembered = false;
+    for (let tries = 0; tries < USERNS_PROBE_TRIES && !remembered; tries++) remembered = bwrapCanDisableUserns(bwrap);
+    if (!remembered)
+      throw new Error(
+        `bubblewrap (${bwrap}) can refuse user namespaces, but did not answer the sandbox runtime's check in time; ` +
+          "no command is started without that refusal",
+      );
+  }
+  usernsProbesSettled.add(bwrap);
+}
+
+/** How many times the runtime is asked (each with its own five-second limit) before the sandbox refuses to start. */
+const USERNS_PROBE_TRIES = 3;
+
+/** Whether `bwrap` lists `--disable-userns` (0.8.0 and later) and is not setuid (which refuses the option). */
+function canRefuseUserns(bwrap: string): boolean {
+  try {
+    if ((statSync(bwrap).mode & 0o4000) !== 0) return false;
+  } catch {
+    return false;
+  }
+  const help = spawnSync(bwrap, ["--help"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  return `${help.stdout ?? ""}${help.stderr ?? ""}`.includes("--disable-userns");
+}
+
 /** Asks whoever may be asked (the permission flow) whether a sandboxed command may reach a host. */
 export type NetworkAsk = (host: string, port: number | undefined) => Promise<boolean>;
 
@@ -275,6 +314,7 @@ function admitNow(
           true,
         );
         keepSignalsFatal(before);
+        if (process.platform === "linux" && paths.bwrapPath) await settleUsernsProbe(paths.bwrapPath);
       });
     }
     try {

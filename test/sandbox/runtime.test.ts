@@ -188,6 +188,37 @@ describe("the sandbox runtime shared by a process's commands", { skip }, () => {
     );
   });
 
+  test("a bubblewrap slow to answer the runtime's five-second --help probe still gets --disable-userns in a command allowed every unix socket", {
+    skip: bwrapRefusesUserns() ? false : "this bubblewrap cannot refuse user namespaces (before 0.8.0, or setuid)",
+  }, async (t) => {
+    t.after(() => resetSandbox());
+    const dir = project(t);
+    const real = spawnSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).stdout.trim();
+    // Its first `--help` runs past the runtime's limit, as on a loaded machine; everything else is the real bubblewrap.
+    const bwrapPath = join(dir, "bwrap");
+    writeFileSync(
+      bwrapPath,
+      `#!/bin/sh
+if [ "$1" = --help ] && [ ! -e ${JSON.stringify(join(dir, "slowed"))} ]; then : > ${JSON.stringify(join(dir, "slowed"))}; sleep 6; fi
+exec ${JSON.stringify(real)} "$@"
+`,
+    );
+    chmodSync(bwrapPath, 0o755);
+    const wrapped = await wrapInSandbox("echo ran", {
+      shell: "/bin/sh",
+      cwd: dir,
+      policy: policyFor(dir, { allowAllUnixSockets: true }),
+      bwrapPath,
+    });
+    try {
+      assert.ok(existsSync(join(dir, "slowed")), "the slow --help was asked");
+      assert.ok(wrapped.argv.join(" ").includes("--disable-userns"), wrapped.argv.join(" "));
+      assert.equal((await run(wrapped.argv, dir)).trim(), "ran");
+    } finally {
+      wrapped.release();
+    }
+  });
+
   test("a program that started the sandbox and has no signal handler of its own still ends on its first SIGTERM (the runtime's cleanup listens for it)", async (t) => {
     const dir = project(t);
     const runtimeModule = new URL("../../src/sandbox/runtime.ts", import.meta.url).href;
