@@ -42,12 +42,13 @@ describe("MCP servers: timeouts, background start, mcp list", { concurrency: 3 }
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /result: echo: ping/);
     assert.match(r.stderr, /MCP server "hung" is unavailable: no answer to the MCP handshake within 300 ms/);
-    // When the model call had to wait for it, that is said once, naming the servers still starting
-    // (fx too on a slow machine). Whether it waited depends on timing: hung may already have
-    // failed by then (test/runtime/late-tools.test.ts proves the wait and its one notice exactly).
+    // When the model call had to wait, that is said once, naming the servers still starting then.
+    // Which ones depends on timing: hung may already have failed, and on a loaded machine fx may
+    // not have started yet (test/runtime/late-tools.test.ts proves the wait and its one notice exactly).
     const waits = r.stderr.split("\n").filter((l) => l.includes("waiting for MCP"));
     assert.ok(waits.length <= 1, r.stderr);
-    for (const line of waits) assert.match(line, /^gatehouse: waiting for MCP servers? ("fx", )?"hung" to start$/);
+    for (const line of waits)
+      assert.match(line, /^gatehouse: waiting for MCP (server "fx"|server "hung"|servers "fx", "hung") to start$/);
   });
 
   test('"timeout" (Claude Code\'s per-call limit, ms) and toolTimeoutMs stop a tool call that never returns', async () => {
