@@ -294,6 +294,8 @@ function admitNow(
     if (!configuration.running) {
       configuration.key = key;
       configuration.running = runtime().then(async ({ SandboxManager }) => {
+        // Before initialize: a start that fails here leaves no runtime behind that the next start would reuse.
+        if (process.platform === "linux" && paths.bwrapPath) await settleUsernsProbe(paths.bwrapPath);
         const before = signalListeners();
         await SandboxManager.initialize(
           {
@@ -314,7 +316,6 @@ function admitNow(
           true,
         );
         keepSignalsFatal(before);
-        if (process.platform === "linux" && paths.bwrapPath) await settleUsernsProbe(paths.bwrapPath);
       });
     }
     try {
