@@ -63,11 +63,30 @@ exec /usr/bin/which "$@"
 }
 
 function bwrapRefusesUserns(): boolean {
-  const bwrap = spawnSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).stdout.trim();
+  const bwrap = realBwrap();
   if (bwrap === "" || (statSync(bwrap).mode & 0o4000) !== 0) return false;
   const help = spawnSync(bwrap, ["--help"], { encoding: "utf8" });
   return `${help.stdout}${help.stderr}`.includes("--disable-userns");
 }
+
+function realBwrap(): string {
+  return spawnSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).stdout.trim();
+}
+
+/** A bubblewrap in `dir` that runs `onHelp` (sh) before answering `--help`; otherwise it is the real one. */
+function bwrapAnsweringHelp(dir: string, onHelp: string): string {
+  const path = join(dir, "bwrap");
+  writeFileSync(
+    path,
+    `#!/bin/sh\nif [ "$1" = --help ]; then ${onHelp}; fi\nexec ${JSON.stringify(realBwrap())} "$@"\n`,
+  );
+  chmodSync(path, 0o755);
+  return path;
+}
+
+const skipUnlessUsernsRefusable = bwrapRefusesUserns()
+  ? false
+  : "this bubblewrap cannot refuse user namespaces (before 0.8.0, or setuid)";
 
 /** Runs a wrapped command to its end: its stdout, then the release. */
 function run(argv: readonly string[], cwd: string): Promise<string> {
@@ -171,7 +190,7 @@ describe("the sandbox runtime shared by a process's commands", { skip }, () => {
   });
 
   test("the runtime is handed bubblewrap's and socat's paths: no lookup that runs out of time can drop --disable-userns from a command allowed every unix socket", {
-    skip: bwrapRefusesUserns() ? false : "this bubblewrap cannot refuse user namespaces (before 0.8.0, or setuid)",
+    skip: skipUnlessUsernsRefusable,
   }, async (t) => {
     t.after(() => resetSandbox());
     const dir = project(t);
@@ -189,21 +208,16 @@ describe("the sandbox runtime shared by a process's commands", { skip }, () => {
   });
 
   test("a bubblewrap slow to answer the runtime's five-second --help probe still gets --disable-userns in a command allowed every unix socket", {
-    skip: bwrapRefusesUserns() ? false : "this bubblewrap cannot refuse user namespaces (before 0.8.0, or setuid)",
+    skip: skipUnlessUsernsRefusable,
   }, async (t) => {
     t.after(() => resetSandbox());
     const dir = project(t);
-    const real = spawnSync("sh", ["-c", "command -v bwrap"], { encoding: "utf8" }).stdout.trim();
-    // Its first `--help` runs past the runtime's limit, as on a loaded machine; everything else is the real bubblewrap.
-    const bwrapPath = join(dir, "bwrap");
-    writeFileSync(
-      bwrapPath,
-      `#!/bin/sh
-if [ "$1" = --help ] && [ ! -e ${JSON.stringify(join(dir, "slowed"))} ]; then : > ${JSON.stringify(join(dir, "slowed"))}; sleep 6; fi
-exec ${JSON.stringify(real)} "$@"
-`,
+    // Its first `--help` runs past the runtime's limit, as on a loaded machine.
+    const slowed = join(dir, "slowed");
+    const bwrapPath = bwrapAnsweringHelp(
+      dir,
+      `if [ ! -e ${JSON.stringify(slowed)} ]; then : > ${JSON.stringify(slowed)}; sleep 6; fi`,
     );
-    chmodSync(bwrapPath, 0o755);
     const wrapped = await wrapInSandbox("echo ran", {
       shell: "/bin/sh",
       cwd: dir,
@@ -211,8 +225,38 @@ exec ${JSON.stringify(real)} "$@"
       bwrapPath,
     });
     try {
-      assert.ok(existsSync(join(dir, "slowed")), "the slow --help was asked");
+      assert.ok(existsSync(slowed), "the slow --help was asked");
       assert.ok(wrapped.argv.join(" ").includes("--disable-userns"), wrapped.argv.join(" "));
+      assert.equal((await run(wrapped.argv, dir)).trim(), "ran");
+    } finally {
+      wrapped.release();
+    }
+  });
+
+  test("a bubblewrap that can refuse user namespaces but never answers the runtime's probe starts no sandbox, and leaves nothing started that the next command would reuse", {
+    skip: skipUnlessUsernsRefusable,
+  }, async (t) => {
+    t.after(() => resetSandbox());
+    const dir = project(t);
+    // Gatehouse's own question (the first `--help`) is answered; every later `--help` prints nothing,
+    // which the runtime counts as no answer, as it does a probe that ran out of time.
+    const answered = join(dir, "answered");
+    const silentPath = bwrapAnsweringHelp(
+      dir,
+      `if [ -e ${JSON.stringify(answered)} ]; then exit 0; fi; : > ${JSON.stringify(answered)}`,
+    );
+    const options = { shell: "/bin/sh", cwd: dir, policy: policyFor(dir, { allowAllUnixSockets: true }) };
+    await assert.rejects(
+      wrapInSandbox("echo ran", { ...options, bwrapPath: silentPath }),
+      /can refuse user namespaces, but did not answer the sandbox runtime's check in time; no command is started without that refusal/,
+    );
+    assert.ok(existsSync(answered), "Gatehouse asked the wrapper first");
+    // A failed check leaves no runtime started with the wrapper: the next command runs under its own bubblewrap.
+    const wrapped = await wrapInSandbox("echo ran", { ...options, bwrapPath: realBwrap() });
+    try {
+      const argv = wrapped.argv.join(" ");
+      assert.ok(!argv.includes(silentPath), argv);
+      assert.ok(argv.includes("--disable-userns"), argv);
       assert.equal((await run(wrapped.argv, dir)).trim(), "ran");
     } finally {
       wrapped.release();
